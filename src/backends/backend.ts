@@ -1,0 +1,94 @@
+/**
+ * The interface every browser backend implements (like Puppeteer's api/
+ * classes). The engine talks only to these types; only files under
+ * src/backends/<browser>/ import a browser driver.
+ *
+ * Backends throw TabwrightError for failures they understand (timeouts, a
+ * closed target, a disconnected browser) so that driver wording never leaks.
+ */
+
+export type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
+
+export interface LaunchSettings {
+  executablePath: string;
+  headless: boolean;
+  /** Extra command-line flags, appended to the backend's own. */
+  args?: string[];
+}
+
+export interface NavigationResult {
+  url: string;
+  /** HTTP status of the main response, or null (about:blank, same-document, history without a response). */
+  status: number | null;
+}
+
+export interface ScreenshotRequest {
+  fullPage?: boolean;
+  format?: 'png' | 'jpeg';
+  quality?: number;
+  clip?: { x: number; y: number; width: number; height: number };
+  timeoutMs: number;
+}
+
+export interface ScreenshotResult {
+  data: Buffer;
+  mediaType: 'image/png' | 'image/jpeg';
+  width: number;
+  height: number;
+}
+
+/** A browser process (launched, attached over CDP, or a remote server). */
+export interface BackendBrowser {
+  readonly family: 'chromium';
+  readonly label: string;
+  version(): string;
+  isConnected(): boolean;
+  /** Called once when the connection to the browser is lost for any reason. */
+  onDisconnected(listener: () => void): void;
+  /** A fresh isolated context (ephemeral session). */
+  newContext(): Promise<BackendContext>;
+  /** The browser's own default context (attach: the user's tabs). */
+  defaultContext(): BackendContext | undefined;
+  /** Closes a browser we launched, or only disconnects from one we attached to. */
+  close(): Promise<void>;
+  /** OS process id when we can know it (launched by us, or reported by the browser). */
+  pid(): Promise<number | undefined>;
+}
+
+export interface BackendContext {
+  pages(): BackendPage[];
+  newPage(): Promise<BackendPage>;
+  /** Every page that appears in this context: ours, popups, target=_blank, window.open. */
+  onPage(listener: (page: BackendPage) => void): void;
+  close(): Promise<void>;
+}
+
+export interface BackendPage {
+  url(): string;
+  title(timeoutMs: number): Promise<string>;
+  goto(url: string, waitUntil: WaitUntil, timeoutMs: number): Promise<NavigationResult>;
+  goBack(waitUntil: WaitUntil, timeoutMs: number): Promise<NavigationResult>;
+  goForward(waitUntil: WaitUntil, timeoutMs: number): Promise<NavigationResult>;
+  reload(waitUntil: WaitUntil, timeoutMs: number): Promise<NavigationResult>;
+  bringToFront(): Promise<void>;
+  screenshot(req: ScreenshotRequest): Promise<ScreenshotResult>;
+  /** Runs a function in the page's main frame; arguments and result must be JSON-serializable. */
+  evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A, timeoutMs: number): Promise<R>;
+  isClosed(): boolean;
+  onClose(listener: () => void): void;
+  /** The page that opened this one (window.open / target=_blank), if any. */
+  opener(): Promise<BackendPage | null>;
+  close(): Promise<void>;
+}
+
+/** Session-kind entry points of a backend. */
+export interface Backend {
+  readonly name: string;
+  launch(settings: LaunchSettings): Promise<BackendBrowser>;
+  /** One browser process bound to a profile directory; returns its single context. */
+  launchPersistent(settings: LaunchSettings, userDataDir: string): Promise<{ browser: BackendBrowser; context: BackendContext }>;
+  /** Attach to a running browser by CDP endpoint (http://host:port or ws://…). */
+  attachCdp(endpoint: string, timeoutMs: number): Promise<BackendBrowser>;
+  /** Connect to a remote browser server by its ws endpoint. */
+  connectRemote(wsEndpoint: string, timeoutMs: number): Promise<BackendBrowser>;
+}

@@ -1,0 +1,97 @@
+import { chromium } from 'playwright-core';
+import type { Backend, BackendBrowser, BackendContext, LaunchSettings } from '../backend.js';
+import { ChromiumBrowser } from './chromium-browser.js';
+import { chromiumFlags } from './flags.js';
+import { translatePlaywrightError } from './translate-error.js';
+import { TabwrightError } from '../../engine/errors.js';
+
+/** The Chromium backend, on playwright-core. */
+export class ChromiumBackend implements Backend {
+  readonly name = 'chromium';
+
+  async launch(settings: LaunchSettings): Promise<BackendBrowser> {
+    try {
+      const browser = await chromium.launch({
+        executablePath: settings.executablePath,
+        headless: settings.headless,
+        args: chromiumFlags(settings.args),
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+      return new ChromiumBrowser(browser, 'launched');
+    } catch (err) {
+      throw launchFailure(err, settings.executablePath);
+    }
+  }
+
+  async launchPersistent(
+    settings: LaunchSettings,
+    userDataDir: string,
+  ): Promise<{ browser: BackendBrowser; context: BackendContext }> {
+    try {
+      const context = await chromium.launchPersistentContext(userDataDir, {
+        executablePath: settings.executablePath,
+        headless: settings.headless,
+        args: chromiumFlags(settings.args),
+        acceptDownloads: true,
+        viewport: { width: 1280, height: 800 },
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+      const pwBrowser = context.browser();
+      if (!pwBrowser) throw new Error('persistent context has no browser');
+      const browser = new ChromiumBrowser(pwBrowser, 'persistent');
+      return { browser, context: browser.wrapContext(context) };
+    } catch (err) {
+      if (/ProcessSingleton|profile.*in use|SingletonLock/i.test(String(err))) {
+        throw new TabwrightError(
+          'permission_denied',
+          `The profile directory ${userDataDir} is in use by another browser. Close that browser or use another profile name.`,
+          { details: { profile_dir: userDataDir } },
+        );
+      }
+      throw launchFailure(err, settings.executablePath);
+    }
+  }
+
+  async attachCdp(endpoint: string, timeoutMs: number): Promise<BackendBrowser> {
+    try {
+      const browser = await chromium.connectOverCDP(endpoint, { timeout: timeoutMs });
+      return new ChromiumBrowser(browser, 'cdp');
+    } catch (err) {
+      throw new TabwrightError(
+        'browser_not_running',
+        `Could not attach to a browser at ${endpoint}: ${firstLineOf(err)}. Start Chromium with --remote-debugging-port=PORT and pass http://127.0.0.1:PORT.`,
+        { retryable: true, details: { endpoint } },
+      );
+    }
+  }
+
+  async connectRemote(wsEndpoint: string, timeoutMs: number): Promise<BackendBrowser> {
+    try {
+      const browser = await chromium.connect(wsEndpoint, { timeout: timeoutMs });
+      return new ChromiumBrowser(browser, 'remote');
+    } catch (err) {
+      throw new TabwrightError(
+        'browser_not_running',
+        `Could not connect to the remote browser server at ${wsEndpoint}: ${firstLineOf(err)}. Check that the server runs and the endpoint (including its path) is right.`,
+        { retryable: true, details: { endpoint: wsEndpoint } },
+      );
+    }
+  }
+}
+
+function firstLineOf(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+}
+
+function launchFailure(err: unknown, executablePath: string): TabwrightError {
+  const t = translatePlaywrightError(err, { operation: 'browser launch', browserAlive: true });
+  return new TabwrightError(
+    'browser_not_running',
+    `Chromium at ${executablePath} failed to start: ${firstLineOf(err)}. Run \`tabwright doctor\` to check the browser, or set TABWRIGHT_CHROMIUM.`,
+    { retryable: true, details: { executable: executablePath, cause: t.details.cause ?? firstLineOf(err) } },
+  );
+}

@@ -1,0 +1,159 @@
+import { type Page, errors as pwErrors } from 'playwright-core';
+import type {
+  BackendPage,
+  NavigationResult,
+  ScreenshotRequest,
+  ScreenshotResult,
+  WaitUntil,
+} from '../backend.js';
+import { translatePlaywrightError } from './translate-error.js';
+
+/** Reads width and height from a PNG or JPEG header, so no image library is needed. */
+export function imageSize(data: Buffer): { width: number; height: number } {
+  if (data.length > 24 && data.readUInt32BE(0) === 0x89504e47) {
+    return { width: data.readUInt32BE(16), height: data.readUInt32BE(20) };
+  }
+  // JPEG: walk the segments to the first start-of-frame marker.
+  let i = 2;
+  while (i + 9 < data.length) {
+    if (data[i] !== 0xff) break;
+    const marker = data[i + 1]!;
+    const len = data.readUInt16BE(i + 2);
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { height: data.readUInt16BE(i + 5), width: data.readUInt16BE(i + 7) };
+    }
+    i += 2 + len;
+  }
+  return { width: 0, height: 0 };
+}
+
+export class ChromiumPage implements BackendPage {
+  constructor(
+    readonly pw: Page,
+    private readonly browserAlive: () => boolean,
+    private readonly wrap: (p: Page) => ChromiumPage,
+  ) {}
+
+  private fail(err: unknown, operation: string, timeoutMs?: number, navigation = false): never {
+    throw translatePlaywrightError(err, { operation, navigation, timeoutMs, browserAlive: this.browserAlive() });
+  }
+
+  url(): string {
+    return this.pw.url();
+  }
+
+  async title(timeoutMs: number): Promise<string> {
+    try {
+      return await withTimeout(this.pw.title(), timeoutMs);
+    } catch (err) {
+      this.fail(err, 'page.title', timeoutMs);
+    }
+  }
+
+  async goto(url: string, waitUntil: WaitUntil, timeoutMs: number): Promise<NavigationResult> {
+    try {
+      const res = await this.pw.goto(url, { waitUntil, timeout: timeoutMs });
+      return { url: this.pw.url(), status: res?.status() ?? null };
+    } catch (err) {
+      this.fail(err, 'page.open', timeoutMs, true);
+    }
+  }
+
+  async goBack(waitUntil: WaitUntil, timeoutMs: number): Promise<NavigationResult> {
+    try {
+      const res = await this.pw.goBack({ waitUntil, timeout: timeoutMs });
+      return { url: this.pw.url(), status: res?.status() ?? null };
+    } catch (err) {
+      this.fail(err, 'page.go_back', timeoutMs, true);
+    }
+  }
+
+  async goForward(waitUntil: WaitUntil, timeoutMs: number): Promise<NavigationResult> {
+    try {
+      const res = await this.pw.goForward({ waitUntil, timeout: timeoutMs });
+      return { url: this.pw.url(), status: res?.status() ?? null };
+    } catch (err) {
+      this.fail(err, 'page.go_forward', timeoutMs, true);
+    }
+  }
+
+  async reload(waitUntil: WaitUntil, timeoutMs: number): Promise<NavigationResult> {
+    try {
+      const res = await this.pw.reload({ waitUntil, timeout: timeoutMs });
+      return { url: this.pw.url(), status: res?.status() ?? null };
+    } catch (err) {
+      this.fail(err, 'page.reload', timeoutMs, true);
+    }
+  }
+
+  async bringToFront(): Promise<void> {
+    try {
+      await this.pw.bringToFront();
+    } catch (err) {
+      this.fail(err, 'tab.activate');
+    }
+  }
+
+  async screenshot(req: ScreenshotRequest): Promise<ScreenshotResult> {
+    const type = req.format ?? 'png';
+    try {
+      const data = await this.pw.screenshot({
+        type,
+        fullPage: req.fullPage ?? false,
+        clip: req.clip,
+        quality: type === 'jpeg' ? (req.quality ?? 80) : undefined,
+        timeout: req.timeoutMs,
+        animations: 'disabled',
+        caret: 'hide',
+      });
+      return { data, mediaType: type === 'png' ? 'image/png' : 'image/jpeg', ...imageSize(data) };
+    } catch (err) {
+      this.fail(err, 'page.screenshot', req.timeoutMs);
+    }
+  }
+
+  async evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A, timeoutMs: number): Promise<R> {
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: playwright's evaluate generics do not accept a generic A.
+      return (await withTimeout(this.pw.evaluate(fn as any, arg), timeoutMs)) as R;
+    } catch (err) {
+      this.fail(err, 'page.eval', timeoutMs);
+    }
+  }
+
+  isClosed(): boolean {
+    return this.pw.isClosed();
+  }
+
+  onClose(listener: () => void): void {
+    this.pw.once('close', listener);
+    this.pw.once('crash', listener);
+  }
+
+  async opener(): Promise<BackendPage | null> {
+    const o = await this.pw.opener().catch(() => null);
+    return o ? this.wrap(o) : null;
+  }
+
+  async close(): Promise<void> {
+    if (this.pw.isClosed()) return;
+    try {
+      await this.pw.close({ runBeforeUnload: false });
+    } catch (err) {
+      if (!this.pw.isClosed()) this.fail(err, 'tab.close');
+    }
+  }
+}
+
+/** Playwright has no timeout for some calls (title, evaluate); this bounds them. */
+async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new pwErrors.TimeoutError(`timed out after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, t]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

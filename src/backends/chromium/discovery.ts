@@ -1,0 +1,67 @@
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { TabwrightError } from '../../engine/errors.js';
+import candidates from './candidates.json' with { type: 'json' };
+
+export const CHROMIUM_INSTALL_COMMAND = candidates.installCommand;
+
+export interface FoundBrowser {
+  path: string;
+  source: 'TABWRIGHT_CHROMIUM' | 'default path';
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every candidate with whether it exists; used by `tabwright doctor`. */
+export function listChromiumCandidates(env = process.env): { path: string; source: string; executable: boolean }[] {
+  const out: { path: string; source: string; executable: boolean }[] = [];
+  if (env.TABWRIGHT_CHROMIUM) {
+    out.push({ path: env.TABWRIGHT_CHROMIUM, source: 'TABWRIGHT_CHROMIUM', executable: isExecutable(env.TABWRIGHT_CHROMIUM) });
+  }
+  for (const path of candidates.paths) out.push({ path, source: 'default path', executable: isExecutable(path) });
+  return out;
+}
+
+/** $TABWRIGHT_CHROMIUM first (an error if it points nowhere), then the default paths. */
+export function findChromium(env = process.env): FoundBrowser | undefined {
+  if (env.TABWRIGHT_CHROMIUM) {
+    if (!isExecutable(env.TABWRIGHT_CHROMIUM)) {
+      throw new TabwrightError(
+        'setup_required',
+        `TABWRIGHT_CHROMIUM points to ${env.TABWRIGHT_CHROMIUM}, which is not an executable file. Fix the path or unset the variable.`,
+        { details: { manual_steps: [`unset TABWRIGHT_CHROMIUM`, CHROMIUM_INSTALL_COMMAND] } },
+      );
+    }
+    return { path: env.TABWRIGHT_CHROMIUM, source: 'TABWRIGHT_CHROMIUM' };
+  }
+  for (const path of candidates.paths) if (isExecutable(path)) return { path, source: 'default path' };
+  return undefined;
+}
+
+export function requireChromium(env = process.env): FoundBrowser {
+  const found = findChromium(env);
+  if (found) return found;
+  throw new TabwrightError(
+    'setup_required',
+    `No Chromium found (looked at $TABWRIGHT_CHROMIUM and ${candidates.paths.join(', ')}). Install it with: ${CHROMIUM_INSTALL_COMMAND} (as root), or set TABWRIGHT_CHROMIUM to a Chromium or Chrome binary.`,
+    { details: { manual_steps: [CHROMIUM_INSTALL_COMMAND, 'or: export TABWRIGHT_CHROMIUM=/path/to/chrome'] } },
+  );
+}
+
+/** "Chromium 156.0.8078.108 built on Debian…" → first line; undefined when the binary will not say. */
+export function chromiumVersion(path: string): string | undefined {
+  try {
+    return execFileSync(path, ['--version'], { timeout: 5000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim()
+      .split('\n')[0];
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,65 @@
+import { errors as pwErrors } from 'playwright-core';
+import { firstLine, TabwrightError } from '../../engine/errors.js';
+
+/**
+ * Maps a playwright-core failure to a normalized TabwrightError, so driver
+ * wording stays inside the backend. `browserAlive` tells a closed page from a
+ * dead browser.
+ */
+export function translatePlaywrightError(
+  err: unknown,
+  ctx: { operation: string; navigation?: boolean; browserAlive: boolean; timeoutMs?: number },
+): TabwrightError {
+  if (err instanceof TabwrightError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  const line = firstLine(message);
+  if (!ctx.browserAlive) {
+    return new TabwrightError(
+      'browser_not_running',
+      `The browser is no longer running (${ctx.operation} failed). Start a new session; tabwright relaunches the browser.`,
+      { retryable: true, details: { operation: ctx.operation } },
+    );
+  }
+  if (err instanceof pwErrors.TimeoutError) {
+    if (ctx.navigation) {
+      return new TabwrightError(
+        'navigation_timeout',
+        `${ctx.operation} did not reach the requested load state within ${ctx.timeoutMs ?? '?'} ms. The page may still be loading: read its URL, wait, or retry with a larger timeout_ms or wait_until "domcontentloaded".`,
+        { retryable: true, details: { operation: ctx.operation, outcome: 'unknown', timeout_ms: ctx.timeoutMs } },
+      );
+    }
+    return new TabwrightError(
+      'not_ready',
+      `${ctx.operation} timed out after ${ctx.timeoutMs ?? '?'} ms; its outcome is unknown. Check the page before repeating it.`,
+      { retryable: false, details: { operation: ctx.operation, outcome: 'unknown', timeout_ms: ctx.timeoutMs } },
+    );
+  }
+  const net = /net::(ERR_[A-Z_]+)/.exec(message);
+  if (net) {
+    const aborted = net[1] === 'ERR_ABORTED';
+    return new TabwrightError(
+      'not_ready',
+      aborted
+        ? `${ctx.operation}: the navigation was aborted (net::ERR_ABORTED), probably cancelled or replaced by the page (for example a download). Read the page URL before retrying.`
+        : `${ctx.operation}: the page could not be loaded (net::${net[1]}). Check the URL and that the server is reachable, then retry.`,
+      { retryable: !aborted, details: { operation: ctx.operation, reason: 'network_error', net_error: net[1] } },
+    );
+  }
+  if (/has been closed|Target closed|Target crashed|Page crashed/i.test(message)) {
+    return new TabwrightError(
+      'page_not_found',
+      `The page was closed or crashed during ${ctx.operation}. List the session's pages and pick another, or open a new one.`,
+      { retryable: false, details: { operation: ctx.operation, cause: line } },
+    );
+  }
+  if (/Cannot navigate to invalid URL|invalid url|Protocol error.*Cannot navigate/i.test(message)) {
+    return new TabwrightError('invalid_request', `${ctx.operation}: the URL is not valid (${line}). Pass an absolute http(s) URL.`, {
+      details: { operation: ctx.operation, field: 'url' },
+    });
+  }
+  return new TabwrightError(
+    'internal_error',
+    `${ctx.operation} failed unexpectedly: ${line}. Retry once; if it persists, close the session and start a new one.`,
+    { retryable: false, details: { operation: ctx.operation, cause: line } },
+  );
+}

@@ -1,0 +1,72 @@
+import { TabwrightError } from './errors.js';
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const MAX_TIMEOUT_MS = 60_000;
+
+/** What every engine operation accepts. */
+export interface OperationOptions {
+  /** Total budget for the operation, time spent queued included. Default 10 s, max 60 s. */
+  timeoutMs?: number;
+  /** Cancels the operation; it then fails like an expired deadline. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A point in time by which an operation must finish. Created when the
+ * operation is requested, so time spent waiting in a page queue counts.
+ */
+export class Deadline {
+  readonly startedAt: number;
+  readonly timeoutMs: number;
+  readonly expiresAt: number;
+  readonly signal: AbortSignal;
+
+  private constructor(timeoutMs: number, outer?: AbortSignal) {
+    this.startedAt = Date.now();
+    this.timeoutMs = timeoutMs;
+    this.expiresAt = this.startedAt + timeoutMs;
+    const timer = AbortSignal.timeout(timeoutMs);
+    this.signal = outer ? AbortSignal.any([outer, timer]) : timer;
+  }
+
+  static from(opts: OperationOptions = {}, maxMs = MAX_TIMEOUT_MS): Deadline {
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > maxMs) {
+      throw new TabwrightError(
+        'invalid_request',
+        `timeout_ms must be a number between 1 and ${maxMs}; got ${String(opts.timeoutMs)}. Pass a smaller timeout or split the work.`,
+        { details: { field: 'timeout_ms', max: maxMs } },
+      );
+    }
+    return new Deadline(timeoutMs, opts.signal);
+  }
+
+  remaining(): number {
+    return Math.max(0, this.expiresAt - Date.now());
+  }
+
+  elapsed(): number {
+    return Date.now() - this.startedAt;
+  }
+
+  /** True when the caller aborted (as opposed to the clock running out). */
+  callerAborted(): boolean {
+    return this.signal.aborted && this.remaining() > 0;
+  }
+
+  /** Rejects when the deadline passes or the caller aborts. */
+  expired(): Promise<never> {
+    return new Promise((_, reject) => {
+      const fire = () => reject(new DeadlineExpired(this));
+      if (this.signal.aborted) fire();
+      else this.signal.addEventListener('abort', fire, { once: true });
+    });
+  }
+}
+
+/** Internal marker; the page queue turns it into a TabwrightError with the right outcome. */
+export class DeadlineExpired extends Error {
+  constructor(readonly deadline: Deadline) {
+    super('deadline expired');
+  }
+}

@@ -1,0 +1,230 @@
+import { mkdirSync } from 'node:fs';
+import type { Backend, BackendBrowser } from '../backends/backend.js';
+import { ChromiumBackend } from '../backends/chromium/chromium-backend.js';
+import { requireChromium } from '../backends/chromium/discovery.js';
+import { Deadline, type OperationOptions } from './deadline.js';
+import { TabwrightError } from './errors.js';
+import { profileDir, tabwrightHome } from './home.js';
+import { IdSource } from './ids.js';
+import { log } from './log.js';
+import type { Page } from './page.js';
+import { OriginPolicy, type OriginPolicyInput } from './policy.js';
+import { Session, type SessionKind } from './session.js';
+
+export interface EngineOptions {
+  /** Defaults to the Chromium backend. */
+  backend?: Backend;
+  /** Defaults to $TABWRIGHT_HOME or ~/.local/share/tabwright. */
+  home?: string;
+  headless?: boolean;
+  /** Defaults to browser discovery ($TABWRIGHT_CHROMIUM, /usr/bin/chromium, …). */
+  executablePath?: string;
+  extraArgs?: string[];
+}
+
+export type SessionRequest =
+  | { kind?: 'ephemeral'; policy?: OriginPolicyInput }
+  | { kind: 'persistent'; profile: string; policy?: OriginPolicyInput }
+  | { kind: 'attach'; endpoint: string; policy?: OriginPolicyInput }
+  | { kind: 'remote'; endpoint: string; policy?: OriginPolicyInput };
+
+/**
+ * The engine: sessions, their pages, and the browsers behind them. Every door
+ * holds one Engine and maps its wire format onto these calls.
+ *
+ * Ephemeral sessions share one launched browser (a new context each: cheap).
+ * When that browser dies, its sessions fail with browser_not_running and the
+ * next ephemeral session launches a fresh one.
+ */
+export class Engine {
+  readonly home: string;
+  private readonly backend: Backend;
+  private readonly headless: boolean;
+  private readonly executablePath?: string;
+  private readonly extraArgs: string[];
+  private readonly sessionIds = new IdSource('sess');
+  private readonly pageIds = new IdSource('page');
+  private readonly sessionsById = new Map<string, Session>();
+  private shared: Promise<BackendBrowser> | undefined;
+  private closing = false;
+
+  constructor(opts: EngineOptions = {}) {
+    this.backend = opts.backend ?? new ChromiumBackend();
+    this.home = opts.home ?? tabwrightHome();
+    this.headless = opts.headless ?? true;
+    this.executablePath = opts.executablePath;
+    this.extraArgs = opts.extraArgs ?? [];
+  }
+
+  private launchSettings() {
+    const executablePath = this.executablePath ?? requireChromium().path;
+    return { executablePath, headless: this.headless, args: this.extraArgs };
+  }
+
+  /** The shared browser of ephemeral sessions, launched on first use and relaunched after it dies. */
+  private async sharedBrowser(): Promise<BackendBrowser> {
+    if (this.shared) {
+      const b = await this.shared.catch(() => undefined);
+      if (b?.isConnected()) return b;
+      this.shared = undefined;
+    }
+    const launching = this.backend.launch(this.launchSettings());
+    this.shared = launching;
+    launching.then(
+      (b) => {
+        log.info({ version: b.version() }, 'shared browser launched');
+        b.onDisconnected(() => {
+          if (this.shared === launching) this.shared = undefined;
+        });
+      },
+      () => {
+        if (this.shared === launching) this.shared = undefined;
+      },
+    );
+    return launching;
+  }
+
+  async startSession(req: SessionRequest = {}, opts: OperationOptions = {}): Promise<Session> {
+    if (this.closing) throw new TabwrightError('not_ready', 'The engine is shutting down; start a new process.');
+    const deadline = Deadline.from(opts);
+    const policy = OriginPolicy.parse(req.policy);
+    const kind: SessionKind = req.kind ?? 'ephemeral';
+    const work = this.createSession(req, kind, policy, deadline);
+    const session = await Promise.race([work, deadline.expired()]).catch((err) => {
+      // A session that arrives after the caller gave up must not leak.
+      work.then((s) => s.close()).catch(() => {});
+      if (err instanceof TabwrightError) throw err;
+      throw new TabwrightError(
+        'not_ready',
+        `Starting a ${kind} session did not finish within ${deadline.timeoutMs} ms. Retry with a larger timeout_ms; run \`tabwright doctor\` if it keeps failing.`,
+        { retryable: true, details: { kind } },
+      );
+    });
+    this.sessionsById.set(session.id, session);
+    log.info({ session_id: session.id, kind }, 'session started');
+    return session;
+  }
+
+  private async createSession(
+    req: SessionRequest,
+    kind: SessionKind,
+    policy: OriginPolicy,
+    deadline: Deadline,
+  ): Promise<Session> {
+    const id = this.sessionIds.next();
+    const common = { id, policy, pageIds: this.pageIds };
+    switch (kind) {
+      case 'ephemeral': {
+        const browser = await this.sharedBrowser();
+        const context = await browser.newContext();
+        const s = new Session({ ...common, kind, browser, context, ownsBrowser: false });
+        await s.newPage();
+        return s;
+      }
+      case 'persistent': {
+        const name = (req as { profile: string }).profile;
+        const dir = profileDir(this.home, name);
+        const existing = [...this.sessionsById.values()].find((s) => s.kind === 'persistent' && s.profile === name && s.alive);
+        if (existing) {
+          throw new TabwrightError(
+            'permission_denied',
+            `Profile "${name}" is already in use by session ${existing.id}. Reuse that session or close it first.`,
+            { details: { profile: name, session_id: existing.id } },
+          );
+        }
+        mkdirSync(dir, { recursive: true });
+        const { browser, context } = await this.backend.launchPersistent(this.launchSettings(), dir);
+        const s = new Session({ ...common, kind, browser, context, ownsBrowser: true, profile: name });
+        if (s.pages().length === 0) await s.newPage();
+        return s;
+      }
+      case 'attach': {
+        const endpoint = checkEndpoint((req as { endpoint: string }).endpoint, ['http:', 'https:', 'ws:', 'wss:']);
+        const browser = await this.backend.attachCdp(endpoint, Math.max(1, deadline.remaining()));
+        const context = browser.defaultContext() ?? (await browser.newContext());
+        const s = new Session({ ...common, kind, browser, context, ownsBrowser: false, endpoint });
+        if (s.pages().length === 0) await s.newPage();
+        return s;
+      }
+      case 'remote': {
+        const endpoint = checkEndpoint((req as { endpoint: string }).endpoint, ['ws:', 'wss:']);
+        const browser = await this.backend.connectRemote(endpoint, Math.max(1, deadline.remaining()));
+        const context = await browser.newContext();
+        const s = new Session({ ...common, kind, browser, context, ownsBrowser: true, endpoint });
+        await s.newPage();
+        return s;
+      }
+      default:
+        throw new TabwrightError(
+          'invalid_request',
+          `Unknown session kind "${String(kind)}"; use ephemeral, persistent, attach or remote.`,
+          { details: { field: 'kind' } },
+        );
+    }
+  }
+
+  session(sessionId: string): Session {
+    const s = this.sessionsById.get(sessionId);
+    if (!s) {
+      throw new TabwrightError('session_not_found', `No session ${sessionId}. It was closed or never existed; start a new session.`, {
+        details: { session_id: sessionId },
+      });
+    }
+    return s;
+  }
+
+  sessions(): Session[] {
+    return [...this.sessionsById.values()];
+  }
+
+  /** Looks a page up by id across sessions. */
+  page(pageId: string): Page {
+    for (const s of this.sessionsById.values()) if (s.hasPage(pageId)) return s.page(pageId);
+    throw new TabwrightError('page_not_found', `No open page ${pageId}. List pages with tab.list.`, {
+      details: { page_id: pageId },
+    });
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    const s = this.session(sessionId);
+    this.sessionsById.delete(sessionId);
+    await s.close();
+    log.info({ session_id: sessionId }, 'session closed');
+  }
+
+  /** Closes every session and the shared browser. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.allSettled(this.sessions().map((s) => this.closeSession(s.id)));
+    const shared = this.shared;
+    this.shared = undefined;
+    if (shared) await (await shared.catch(() => undefined))?.close();
+    this.closing = false;
+  }
+
+  /** For diagnostics and tests: the OS pid of the shared browser, if launched. */
+  async sharedBrowserPid(): Promise<number | undefined> {
+    const b = await this.shared?.catch(() => undefined);
+    return b?.pid();
+  }
+}
+
+function checkEndpoint(endpoint: unknown, schemes: string[]): string {
+  if (typeof endpoint !== 'string') {
+    throw new TabwrightError('invalid_request', 'endpoint is required for this session kind.', { details: { field: 'endpoint' } });
+  }
+  let u: URL;
+  try {
+    u = new URL(endpoint);
+  } catch {
+    throw new TabwrightError('invalid_request', `endpoint "${endpoint}" is not a URL; use e.g. http://127.0.0.1:9222.`, {
+      details: { field: 'endpoint' },
+    });
+  }
+  if (!schemes.includes(u.protocol)) {
+    throw new TabwrightError('invalid_request', `endpoint must use ${schemes.join(' or ')}; got ${u.protocol}`, {
+      details: { field: 'endpoint' },
+    });
+  }
+  return endpoint;
+}

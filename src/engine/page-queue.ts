@@ -1,0 +1,96 @@
+import { Deadline, DeadlineExpired } from './deadline.js';
+import { TabwrightError, toTabwrightError } from './errors.js';
+
+export interface QueuedOperation<T> {
+  /** Operation name for messages, e.g. "page.open". */
+  name: string;
+  /** Navigation ops time out as navigation_timeout; others as not_ready. */
+  kind?: 'navigation' | 'read' | 'action';
+  run: (deadline: Deadline) => Promise<T>;
+}
+
+/**
+ * Runs the operations of one page one at a time, in arrival order. Different
+ * pages have different queues, so pages run in parallel.
+ *
+ * The caller's deadline covers queueing and running. When it expires before
+ * the operation starts, the operation never runs (outcome "not_started",
+ * retryable). When it expires after dispatch, the caller is told the outcome
+ * is unknown; the queue slot stays taken until the underlying browser call
+ * settles, so the next operation never overlaps a still-running one.
+ */
+export class PageQueue {
+  private tail: Promise<void> = Promise.resolve();
+  private depth = 0;
+
+  get pending(): number {
+    return this.depth;
+  }
+
+  async enqueue<T>(op: QueuedOperation<T>, deadline: Deadline, guard?: () => Promise<never>): Promise<T> {
+    const previous = this.tail;
+    let release!: () => void;
+    this.tail = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.depth++;
+    let started = false;
+    const expired = deadline.expired();
+    expired.catch(() => {});
+    try {
+      // Wait for our turn, unless the deadline runs out first.
+      await Promise.race([previous, expired]);
+      started = true;
+      const work = op.run(deadline);
+      work.then(
+        () => release(),
+        () => release(),
+      );
+      const racers: Promise<T>[] = [work, expired];
+      if (guard) racers.push(guard());
+      return await Promise.race(racers);
+    } catch (err) {
+      if (!started) {
+        // Never ran: release our slot once the previous op is done, so order is kept.
+        previous.then(release, release);
+      }
+      throw translate(err, op, started);
+    } finally {
+      this.depth--;
+    }
+  }
+}
+
+function translate(err: unknown, op: QueuedOperation<unknown>, started: boolean): TabwrightError {
+  if (!(err instanceof DeadlineExpired)) return toTabwrightError(err);
+  const d = err.deadline;
+  const aborted = d.callerAborted();
+  const outcome = started ? 'unknown' : 'not_started';
+  const details = { outcome, timeout_ms: d.timeoutMs, elapsed_ms: d.elapsed(), operation: op.name, aborted };
+  if (aborted) {
+    return new TabwrightError(
+      'not_ready',
+      `${op.name} was cancelled by the caller${started ? ' after it was dispatched; check the page state before repeating it' : ' before it started; it is safe to send again'}.`,
+      { retryable: !started, details },
+    );
+  }
+  if (!started) {
+    return new TabwrightError(
+      'not_ready',
+      `${op.name} did not start within ${d.timeoutMs} ms because earlier operations on this page were still running; it never ran, so it is safe to send again (or raise timeout_ms).`,
+      { retryable: true, details },
+    );
+  }
+  if (op.kind === 'navigation') {
+    return new TabwrightError(
+      'navigation_timeout',
+      `${op.name} did not finish within ${d.timeoutMs} ms; the navigation may still complete. Read the page URL before repeating it, or raise timeout_ms.`,
+      { retryable: true, details },
+    );
+  }
+  return new TabwrightError(
+    'not_ready',
+    `${op.name} was dispatched but did not finish within ${d.timeoutMs} ms; its outcome is unknown. Check the page state before repeating it.`,
+    { retryable: false, details },
+  );
+}

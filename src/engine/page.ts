@@ -1,0 +1,221 @@
+import type { BackendPage, ScreenshotResult, WaitUntil } from '../backends/backend.js';
+import { Deadline, type OperationOptions } from './deadline.js';
+import { TabwrightError } from './errors.js';
+import { PageQueue } from './page-queue.js';
+import { denied } from './policy.js';
+import type { Session } from './session.js';
+
+export const WAIT_UNTIL: readonly WaitUntil[] = ['load', 'domcontentloaded', 'networkidle'];
+
+export interface PageInfo {
+  page_id: string;
+  session_id: string;
+  url: string;
+  title: string;
+  active: boolean;
+  opener_page_id: string | null;
+}
+
+export interface NavigationOutcome {
+  page_id: string;
+  url: string;
+  title: string;
+  status: number | null;
+}
+
+export interface ScreenshotOptions {
+  full_page?: boolean;
+  format?: 'png' | 'jpeg';
+  quality?: number;
+  clip?: { x: number; y: number; width: number; height: number };
+}
+
+/**
+ * One tab. Every operation goes through the page's queue, so operations on
+ * one page run one at a time with a deadline that counts queueing; a dead
+ * browser or a closed page fails the operation at once.
+ */
+export class Page {
+  readonly queue = new PageQueue();
+  private closedReason: 'closed' | undefined;
+  private lastTitle = '';
+
+  constructor(
+    readonly id: string,
+    readonly session: Session,
+    readonly backend: BackendPage,
+    readonly openerPageId: string | null,
+  ) {
+    backend.onClose(() => {
+      this.closedReason = 'closed';
+      session.forgetPage(this);
+    });
+  }
+
+  get closed(): boolean {
+    return this.closedReason !== undefined || this.backend.isClosed();
+  }
+
+  /** The URL as the browser knows it now (no queueing: a plain read). */
+  url(): string {
+    return this.backend.url();
+  }
+
+  info(): PageInfo {
+    return {
+      page_id: this.id,
+      session_id: this.session.id,
+      url: this.url(),
+      title: this.lastTitle,
+      active: this.session.activePageId === this.id,
+      opener_page_id: this.openerPageId,
+    };
+  }
+
+  /** Runs `fn` in this page's queue under a deadline, failing fast on a dead browser or closed page. */
+  run<T>(
+    name: string,
+    kind: 'navigation' | 'read' | 'action',
+    opts: OperationOptions | undefined,
+    fn: (d: Deadline) => Promise<T>,
+  ): Promise<T> {
+    const deadline = Deadline.from(opts);
+    this.assertUsable();
+    return this.queue.enqueue({ name, kind, run: fn }, deadline, () => this.session.deathGuard());
+  }
+
+  assertUsable(): void {
+    this.session.assertAlive();
+    if (this.closed) {
+      throw new TabwrightError('page_not_found', `Page ${this.id} is closed. List the session's pages (tab.list) and use another.`, {
+        details: { page_id: this.id },
+      });
+    }
+  }
+
+  async title(opts?: OperationOptions): Promise<string> {
+    return this.run('page.title', 'read', opts, (d) => this.readTitle(d));
+  }
+
+  private async readTitle(d: Deadline): Promise<string> {
+    this.lastTitle = await this.backend.title(Math.max(1, d.remaining()));
+    return this.lastTitle;
+  }
+
+  open(url: string, waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
+    const target = normalizeUrl(url);
+    if (!this.session.policy.allowsDocument(target)) throw denied(target, 'Navigation');
+    return this.run('page.open', 'navigation', opts, async (d) => {
+      const res = await this.backend.goto(target, waitUntil, Math.max(1, d.remaining()));
+      return this.outcome(res.status, d);
+    });
+  }
+
+  back(waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
+    return this.history('page.go_back', waitUntil, opts, (t) => this.backend.goBack(waitUntil, t));
+  }
+
+  forward(waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
+    return this.history('page.go_forward', waitUntil, opts, (t) => this.backend.goForward(waitUntil, t));
+  }
+
+  reload(waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
+    return this.run('page.reload', 'navigation', opts, async (d) => {
+      const res = await this.backend.reload(waitUntil, Math.max(1, d.remaining()));
+      return this.outcome(res.status, d);
+    });
+  }
+
+  private history(
+    name: 'page.go_back' | 'page.go_forward',
+    _waitUntil: WaitUntil,
+    opts: OperationOptions | undefined,
+    go: (timeoutMs: number) => Promise<{ url: string; status: number | null }>,
+  ): Promise<NavigationOutcome> {
+    return this.run(name, 'navigation', opts, async (d) => {
+      const hasEntry = await this.backend.evaluate(
+        (dir: number) => {
+          // The Navigation API knows whether there is an entry to go to.
+          const nav = (globalThis as { navigation?: { canGoBack: boolean; canGoForward: boolean } }).navigation;
+          return nav ? (dir < 0 ? nav.canGoBack : nav.canGoForward) : true;
+        },
+        name === 'page.go_back' ? -1 : 1,
+        Math.max(1, d.remaining()),
+      );
+      if (!hasEntry) {
+        throw new TabwrightError(
+          'invalid_request',
+          `Cannot ${name === 'page.go_back' ? 'go back' : 'go forward'}: this page has no history entry in that direction. Open a URL instead.`,
+          { details: { page_id: this.id, reason: 'no_history' } },
+        );
+      }
+      const res = await go(Math.max(1, d.remaining()));
+      return this.outcome(res.status, d);
+    });
+  }
+
+  private async outcome(status: number | null, d: Deadline): Promise<NavigationOutcome> {
+    const url = this.backend.url();
+    const title = await this.readTitle(d).catch(() => this.lastTitle);
+    return { page_id: this.id, url, title, status };
+  }
+
+  screenshot(req: ScreenshotOptions = {}, opts?: OperationOptions): Promise<ScreenshotResult> {
+    if (req.quality !== undefined && (req.format ?? 'png') !== 'jpeg') {
+      throw new TabwrightError('invalid_request', 'quality applies only to format "jpeg"; drop it or set format "jpeg".', {
+        details: { field: 'quality' },
+      });
+    }
+    return this.run('page.screenshot', 'read', opts, (d) =>
+      this.backend.screenshot({
+        fullPage: req.full_page,
+        format: req.format,
+        quality: req.quality,
+        clip: req.clip,
+        timeoutMs: Math.max(1, d.remaining()),
+      }),
+    );
+  }
+
+  /** Evaluates a function in the page (engine-internal callers: snapshot, waits). */
+  evaluate<R, A>(name: string, fn: (arg: A) => R | Promise<R>, arg: A, opts?: OperationOptions): Promise<R> {
+    return this.run(name, 'read', opts, (d) => this.backend.evaluate(fn, arg, Math.max(1, d.remaining())));
+  }
+
+  async bringToFront(opts?: OperationOptions): Promise<void> {
+    await this.run('tab.activate', 'action', opts, () => this.backend.bringToFront());
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closedReason = 'closed';
+    this.session.forgetPage(this);
+    await this.backend.close();
+  }
+}
+
+function normalizeUrl(url: string): string {
+  if (typeof url !== 'string' || url.trim() === '') {
+    throw new TabwrightError('invalid_request', 'url is required: pass an absolute URL such as https://example.com.', {
+      details: { field: 'url' },
+    });
+  }
+  const trimmed = url.trim();
+  try {
+    const u = new URL(trimmed);
+    if (!['http:', 'https:', 'about:', 'data:', 'file:'].includes(u.protocol)) {
+      throw new TabwrightError('invalid_request', `URL scheme ${u.protocol} is not supported; use http(s), about:, data: or file:.`, {
+        details: { field: 'url' },
+      });
+    }
+    return u.href;
+  } catch (err) {
+    if (err instanceof TabwrightError) throw err;
+    // Bare host names ("example.com/path") get https://, as a user would expect from an address bar.
+    if (/^[a-z0-9.-]+\.[a-z]{2,}(:\d+)?(\/.*)?$/i.test(trimmed)) return new URL(`https://${trimmed}`).href;
+    if (/^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?(\/.*)?$/i.test(trimmed)) return new URL(`http://${trimmed}`).href;
+    throw new TabwrightError('invalid_request', `"${trimmed}" is not a valid URL; pass an absolute URL such as https://example.com.`, {
+      details: { field: 'url' },
+    });
+  }
+}

@@ -1,0 +1,232 @@
+import type { BackendBrowser, BackendContext, BackendPage } from '../backends/backend.js';
+import type { OperationOptions } from './deadline.js';
+import { TabwrightError } from './errors.js';
+import type { IdSource } from './ids.js';
+import { log } from './log.js';
+import { Page, type PageInfo } from './page.js';
+import type { OriginPolicy } from './policy.js';
+
+export type SessionKind = 'ephemeral' | 'persistent' | 'attach' | 'remote';
+
+export interface SessionInfo {
+  session_id: string;
+  kind: SessionKind;
+  browser_family: string;
+  browser_label: string;
+  browser_version: string;
+  attached_to_existing_browser: boolean;
+  profile: string | null;
+  endpoint: string | null;
+  default_page_id: string | null;
+  page_count: number;
+  alive: boolean;
+}
+
+export interface SessionParts {
+  id: string;
+  kind: SessionKind;
+  browser: BackendBrowser;
+  context: BackendContext;
+  /** Whether closing the session closes the browser (persistent, remote) or leaves it (ephemeral: shared; attach: the user's). */
+  ownsBrowser: boolean;
+  profile?: string;
+  endpoint?: string;
+  policy: OriginPolicy;
+  pageIds: IdSource;
+}
+
+/**
+ * A session: one browser context and its tabs. Pages opened by the page
+ * itself (window.open, target=_blank) are adopted with their own ids.
+ */
+export class Session {
+  readonly id: string;
+  readonly kind: SessionKind;
+  readonly browser: BackendBrowser;
+  readonly context: BackendContext;
+  readonly policy: OriginPolicy;
+  readonly profile: string | null;
+  readonly endpoint: string | null;
+  private readonly ownsBrowser: boolean;
+  private readonly pageIds: IdSource;
+  private readonly pagesById = new Map<string, Page>();
+  private readonly pagesByBackend = new Map<BackendPage, Page>();
+  private closed = false;
+  private browserGone = false;
+  private deathListeners: ((err: TabwrightError) => void)[] = [];
+  activePageId: string | null = null;
+
+  constructor(parts: SessionParts) {
+    this.id = parts.id;
+    this.kind = parts.kind;
+    this.browser = parts.browser;
+    this.context = parts.context;
+    this.policy = parts.policy;
+    this.profile = parts.profile ?? null;
+    this.endpoint = parts.endpoint ?? null;
+    this.ownsBrowser = parts.ownsBrowser;
+    this.pageIds = parts.pageIds;
+    parts.browser.onDisconnected(() => this.markBrowserGone());
+    parts.context.onPage((bp) => {
+      void this.adopt(bp);
+    });
+    for (const bp of parts.context.pages()) void this.adopt(bp);
+  }
+
+  get alive(): boolean {
+    return !this.closed && !this.browserGone && this.browser.isConnected();
+  }
+
+  private markBrowserGone(): void {
+    if (this.browserGone) return;
+    this.browserGone = true;
+    log.warn({ session_id: this.id, kind: this.kind }, 'browser disconnected; session is dead');
+    const err = this.notRunning();
+    for (const l of this.deathListeners.splice(0)) l(err);
+  }
+
+  private notRunning(): TabwrightError {
+    return new TabwrightError(
+      'browser_not_running',
+      `The browser of session ${this.id} is no longer running (it crashed, was killed or disconnected). Start a new session; tabwright relaunches the browser.`,
+      { retryable: true, details: { session_id: this.id } },
+    );
+  }
+
+  assertAlive(): void {
+    if (this.closed) {
+      throw new TabwrightError('session_not_found', `Session ${this.id} was closed. Start a new session.`, {
+        details: { session_id: this.id },
+      });
+    }
+    if (this.browserGone || !this.browser.isConnected()) {
+      this.markBrowserGone();
+      throw this.notRunning();
+    }
+  }
+
+  /** A promise that rejects when the browser dies: raced against every page operation. */
+  deathGuard(): Promise<never> {
+    return new Promise((_, reject) => {
+      if (this.browserGone) reject(this.notRunning());
+      else this.deathListeners.push(reject);
+    });
+  }
+
+  /** Registers a backend page (ours, or opened by the page) and returns its engine Page. */
+  adoptSync(bp: BackendPage, openerPageId: string | null): Page {
+    const existing = this.pagesByBackend.get(bp);
+    if (existing) return existing;
+    const page = new Page(this.pageIds.next(), this, bp, openerPageId);
+    this.pagesById.set(page.id, page);
+    this.pagesByBackend.set(bp, page);
+    if (!this.activePageId) this.activePageId = page.id;
+    return page;
+  }
+
+  private async adopt(bp: BackendPage): Promise<void> {
+    if (this.pagesByBackend.has(bp) || bp.isClosed()) return;
+    // Register first (so the page has an id at once), then fill in the opener.
+    const page = this.adoptSync(bp, null);
+    const opener = await bp.opener();
+    if (opener) {
+      const op = this.pagesByBackend.get(opener);
+      if (op) (page as { openerPageId: string | null }).openerPageId = op.id;
+    }
+  }
+
+  forgetPage(page: Page): void {
+    this.pagesById.delete(page.id);
+    this.pagesByBackend.delete(page.backend);
+    if (this.activePageId === page.id) this.activePageId = this.pagesById.keys().next().value ?? null;
+  }
+
+  pages(): Page[] {
+    return [...this.pagesById.values()].filter((p) => !p.closed);
+  }
+
+  listPages(): PageInfo[] {
+    return this.pages().map((p) => p.info());
+  }
+
+  /** The named page, or the active one when no id is given. */
+  page(pageId?: string | null): Page {
+    this.assertAlive();
+    const id = pageId ?? this.activePageId;
+    const page = id ? this.pagesById.get(id) : undefined;
+    if (!page || page.closed) {
+      throw new TabwrightError(
+        'page_not_found',
+        id
+          ? `Page ${id} is not open in session ${this.id}. Call tab.list for the open pages.`
+          : `Session ${this.id} has no open page. Open one with tab.new or page.open.`,
+        { details: { session_id: this.id, page_id: id ?? null } },
+      );
+    }
+    return page;
+  }
+
+  hasPage(pageId: string): boolean {
+    return this.pagesById.has(pageId);
+  }
+
+  async newPage(opts?: OperationOptions & { url?: string; activate?: boolean }): Promise<Page> {
+    this.assertAlive();
+    const bp = await Promise.race([this.context.newPage(), this.deathGuard()]);
+    const page = this.adoptSync(bp, null);
+    if (opts?.activate !== false) this.activePageId = page.id;
+    if (opts?.url) await page.open(opts.url, 'load', opts);
+    return page;
+  }
+
+  async activate(pageId: string, opts?: OperationOptions): Promise<Page> {
+    const page = this.page(pageId);
+    this.activePageId = page.id;
+    await page.bringToFront(opts);
+    return page;
+  }
+
+  async closePage(pageId: string): Promise<void> {
+    const page = this.page(pageId);
+    await page.close();
+  }
+
+  info(): SessionInfo {
+    return {
+      session_id: this.id,
+      kind: this.kind,
+      browser_family: this.browser.family,
+      browser_label: this.browser.label,
+      browser_version: this.browser.isConnected() ? this.browser.version() : 'unknown',
+      attached_to_existing_browser: this.kind === 'attach',
+      profile: this.profile,
+      endpoint: this.endpoint,
+      default_page_id: this.activePageId,
+      page_count: this.pagesById.size,
+      alive: this.alive,
+    };
+  }
+
+  /**
+   * Ephemeral: closes its context (the shared browser stays). Persistent and
+   * remote: closes what we opened. Attach: disconnects and leaves the user's
+   * browser and tabs alone.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const l of this.deathListeners.splice(0)) {
+      l(new TabwrightError('session_not_found', `Session ${this.id} was closed.`, { details: { session_id: this.id } }));
+    }
+    if (!this.browser.isConnected()) return;
+    if (this.kind === 'attach') {
+      await this.browser.close();
+    } else if (this.kind === 'remote') {
+      await this.context.close();
+      await this.browser.close();
+    } else {
+      await this.context.close();
+      if (this.ownsBrowser) await this.browser.close();
+    }
+  }
+}
