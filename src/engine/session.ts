@@ -80,6 +80,7 @@ export class Session {
   private markBrowserGone(): void {
     if (this.browserGone) return;
     this.browserGone = true;
+    if (this.closed) return;
     log.warn({ session_id: this.id, kind: this.kind }, 'browser disconnected; session is dead');
     const err = this.notRunning();
     for (const l of this.deathListeners.splice(0)) l(err);
