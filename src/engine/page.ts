@@ -73,7 +73,7 @@ export class Page {
   }
 
   /** Runs `fn` in this page's queue under a deadline, failing fast on a dead browser or closed page. */
-  run<T>(
+  async run<T>(
     name: string,
     kind: 'navigation' | 'read' | 'action',
     opts: OperationOptions | undefined,
@@ -81,7 +81,7 @@ export class Page {
   ): Promise<T> {
     const deadline = Deadline.from(opts);
     this.assertUsable();
-    return this.queue.enqueue({ name, kind, run: fn }, deadline, () => this.session.deathGuard());
+    return await this.queue.enqueue({ name, kind, run: fn }, deadline, () => this.session.deathGuard());
   }
 
   assertUsable(): void {
@@ -102,7 +102,7 @@ export class Page {
     return this.lastTitle;
   }
 
-  open(url: string, waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
+  async open(url: string, waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
     const target = normalizeUrl(url);
     if (!this.session.policy.allowsDocument(target)) throw denied(target, 'Navigation');
     return this.run('page.open', 'navigation', opts, async (d) => {
@@ -111,22 +111,22 @@ export class Page {
     });
   }
 
-  back(waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
+  async back(waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
     return this.history('page.go_back', waitUntil, opts, (t) => this.backend.goBack(waitUntil, t));
   }
 
-  forward(waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
+  async forward(waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
     return this.history('page.go_forward', waitUntil, opts, (t) => this.backend.goForward(waitUntil, t));
   }
 
-  reload(waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
+  async reload(waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
     return this.run('page.reload', 'navigation', opts, async (d) => {
       const res = await this.backend.reload(waitUntil, Math.max(1, d.remaining()));
       return this.outcome(res.status, d);
     });
   }
 
-  private history(
+  private async history(
     name: 'page.go_back' | 'page.go_forward',
     _waitUntil: WaitUntil,
     opts: OperationOptions | undefined,
@@ -160,7 +160,7 @@ export class Page {
     return { page_id: this.id, url, title, status };
   }
 
-  screenshot(req: ScreenshotOptions = {}, opts?: OperationOptions): Promise<ScreenshotResult> {
+  async screenshot(req: ScreenshotOptions = {}, opts?: OperationOptions): Promise<ScreenshotResult> {
     if (req.quality !== undefined && (req.format ?? 'png') !== 'jpeg') {
       throw new TabwrightError('invalid_request', 'quality applies only to format "jpeg"; drop it or set format "jpeg".', {
         details: { field: 'quality' },
@@ -178,7 +178,7 @@ export class Page {
   }
 
   /** Evaluates a function in the page (engine-internal callers: snapshot, waits). */
-  evaluate<R, A>(name: string, fn: (arg: A) => R | Promise<R>, arg: A, opts?: OperationOptions): Promise<R> {
+  async evaluate<R, A>(name: string, fn: (arg: A) => R | Promise<R>, arg: A, opts?: OperationOptions): Promise<R> {
     return this.run(name, 'read', opts, (d) => this.backend.evaluate(fn, arg, Math.max(1, d.remaining())));
   }
 

@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// Installs what is missing before `npm start` and `npm test`:
+//   1. npm packages (npm ci) when node_modules is absent or older than the lockfile;
+//   2. Chromium: $TABWRIGHT_CHROMIUM or a known path; otherwise, as root,
+//      `apt-get update && apt-get install -y chromium`; not root: print the command, exit 1;
+//   3. the build (tsc) when dist/ is missing or older than src/.
+// Plain JavaScript with no dependencies: it runs before anything is installed.
+// Progress goes to stderr so stdout stays clean for whatever runs next.
+import { execSync, spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const say = (msg) => process.stderr.write(`[tabwright setup] ${msg}\n`);
+
+function run(cmd, args, what) {
+  say(`${what}: ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 2, 2] });
+  if (r.status !== 0) {
+    say(`${what} failed (exit ${r.status ?? r.signal}). Fix the error above and run the command again.`);
+    process.exit(1);
+  }
+}
+
+function mtime(path) {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function newestIn(dir) {
+  let newest = 0;
+  for (const d of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, d.name);
+    newest = Math.max(newest, d.isDirectory() ? newestIn(p) : mtime(p));
+  }
+  return newest;
+}
+
+// 0. Node
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 20) {
+  say(`Node ${process.versions.node} is too old; tabwright needs Node 20 or newer.`);
+  process.exit(1);
+}
+
+// 1. npm packages
+const lock = join(root, 'package-lock.json');
+const installed = join(root, 'node_modules', '.package-lock.json');
+if (!existsSync(installed) || mtime(lock) > mtime(installed)) {
+  run('npm', ['ci', '--no-audit', '--no-fund'], 'installing npm packages');
+}
+
+// 2. Chromium
+const candidates = JSON.parse(readFileSync(join(root, 'src/backends/chromium/candidates.json'), 'utf8'));
+const executable = (p) => {
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+let browser = process.env.TABWRIGHT_CHROMIUM;
+if (browser && !executable(browser)) {
+  say(`TABWRIGHT_CHROMIUM=${browser} is not an executable file. Fix or unset it.`);
+  process.exit(1);
+}
+browser ??= candidates.paths.find(executable);
+if (!browser) {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot) {
+    say('No Chromium found and not running as root, so it cannot be installed here.');
+    say(`Install it with:  sudo sh -c '${candidates.installCommand}'`);
+    say('or point TABWRIGHT_CHROMIUM at a Chromium or Chrome binary, then run this command again.');
+    process.exit(1);
+  }
+  say("No Chromium found; installing Debian's chromium package (this takes a minute or two).");
+  run('apt-get', ['update'], 'updating package lists');
+  run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], 'installing chromium');
+  browser = candidates.paths.find(executable);
+  if (!browser) {
+    say('apt-get finished but no Chromium binary was found at the known paths. Set TABWRIGHT_CHROMIUM.');
+    process.exit(1);
+  }
+}
+try {
+  const v = execSync(`"${browser}" --version`, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10000 });
+  say(`browser: ${browser} (${v.trim()})`);
+} catch {
+  say(`browser: ${browser} (version unknown)`);
+}
+
+// 3. Build
+const stamp = join(root, 'dist', '.build-stamp');
+const sourcesChanged =
+  Math.max(newestIn(join(root, 'src')), mtime(join(root, 'package.json')), mtime(join(root, 'tsconfig.build.json'))) >
+  mtime(stamp);
+if (sourcesChanged) {
+  run('npm', ['run', '-s', 'build'], 'building');
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+}
+say('ready');
