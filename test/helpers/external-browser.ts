@@ -1,0 +1,66 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { requireChromium } from '../../src/backends/chromium/discovery.js';
+import { chromiumFlags } from '../../src/backends/chromium/flags.js';
+
+/**
+ * Browsers started by tests the way a user would start them, outside the
+ * engine: a Chromium with --remote-debugging-port (for attach) and a
+ * Playwright browser server (for remote). Tests may use playwright-core
+ * directly; the engine code may not.
+ */
+export interface DebuggableChromium {
+  process: ChildProcess;
+  httpEndpoint: string;
+  stop(): Promise<void>;
+}
+
+export async function startDebuggableChromium(): Promise<DebuggableChromium> {
+  const dir = mkdtempSync(join(tmpdir(), 'tabwright-attach-'));
+  const proc = spawn(
+    requireChromium().path,
+    [...chromiumFlags(), '--headless=new', '--remote-debugging-port=0', `--user-data-dir=${dir}`, 'about:blank'],
+    { stdio: 'ignore' },
+  );
+  const portFile = join(dir, 'DevToolsActivePort');
+  const deadline = Date.now() + 15_000;
+  while (!existsSync(portFile) || readFileSync(portFile, 'utf8').split('\n').length < 2) {
+    if (Date.now() > deadline) throw new Error('debuggable chromium did not start');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const port = readFileSync(portFile, 'utf8').split('\n')[0];
+  return {
+    process: proc,
+    httpEndpoint: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      if (proc.exitCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGKILL');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startBrowserServer(): Promise<{ wsEndpoint: string; stop(): Promise<void> }> {
+  const server = await chromium.launchServer({
+    executablePath: requireChromium().path,
+    args: chromiumFlags(),
+    host: '127.0.0.1',
+    headless: true,
+  });
+  return { wsEndpoint: server.wsEndpoint(), stop: () => server.close() };
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
