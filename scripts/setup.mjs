@@ -7,7 +7,15 @@
 // Plain JavaScript with no dependencies: it runs before anything is installed.
 // Progress goes to stderr so stdout stays clean for whatever runs next.
 import { execSync, spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -69,7 +77,10 @@ if (browser && !executable(browser)) {
   say(`TABWRIGHT_CHROMIUM=${browser} is not an executable file. Fix or unset it.`);
   process.exit(1);
 }
-browser ??= candidates.paths.find(executable);
+const searchPaths = process.env.TABWRIGHT_BROWSER_PATHS
+  ? process.env.TABWRIGHT_BROWSER_PATHS.split(':').filter(Boolean)
+  : candidates.paths;
+browser ??= searchPaths.find(executable);
 if (!browser) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
@@ -81,14 +92,18 @@ if (!browser) {
   say("No Chromium found; installing Debian's chromium package (this takes a minute or two).");
   run('apt-get', ['update'], 'updating package lists');
   run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], 'installing chromium');
-  browser = candidates.paths.find(executable);
+  browser = searchPaths.find(executable);
   if (!browser) {
     say('apt-get finished but no Chromium binary was found at the known paths. Set TABWRIGHT_CHROMIUM.');
     process.exit(1);
   }
 }
 try {
-  const v = execSync(`"${browser}" --version`, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10000 });
+  const v = execSync(`"${browser}" --version`, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 10000,
+  });
   say(`browser: ${browser} (${v.trim()})`);
 } catch {
   say(`browser: ${browser} (version unknown)`);
@@ -97,8 +112,11 @@ try {
 // 3. Build
 const stamp = join(root, 'dist', '.build-stamp');
 const sourcesChanged =
-  Math.max(newestIn(join(root, 'src')), mtime(join(root, 'package.json')), mtime(join(root, 'tsconfig.build.json'))) >
-  mtime(stamp);
+  Math.max(
+    newestIn(join(root, 'src')),
+    mtime(join(root, 'package.json')),
+    mtime(join(root, 'tsconfig.build.json')),
+  ) > mtime(stamp);
 if (sourcesChanged) {
   run('npm', ['run', '-s', 'build'], 'building');
   writeFileSync(stamp, `${new Date().toISOString()}\n`);

@@ -70,7 +70,10 @@ describe('navigation', () => {
 
   test('a slow navigation past its deadline is navigation_timeout with an unknown outcome', async () => {
     const page = await session.newPage();
-    const err = await rejectsWith(page.open(`${server.url}/slow?ms=4000`, 'load', { timeoutMs: 500 }), 'navigation_timeout');
+    const err = await rejectsWith(
+      page.open(`${server.url}/slow?ms=4000`, 'load', { timeoutMs: 500 }),
+      'navigation_timeout',
+    );
     assert.equal(err.details.outcome, 'unknown');
     assert.equal(err.retryable, true);
     await page.close();

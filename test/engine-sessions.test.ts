@@ -24,10 +24,15 @@ describe('persistent profile', () => {
       assert.ok(existsSync(join(home.dir, 'profiles', 'work')));
       const p1 = s1.page();
       await p1.open(`${server.url}/fixtures/nav/a.html`);
-      await p1.evaluate('test', () => {
-        localStorage.setItem('canary', 'kept-in-storage');
-        document.cookie = 'canary=kept-in-cookie; max-age=3600; path=/';
-      }, null);
+      await p1.evaluate(
+        'test',
+        () => {
+          localStorage.setItem('canary', 'kept-in-storage');
+          // biome-ignore lint/suspicious/noDocumentCookie: the test needs a plain cookie to survive a restart.
+          document.cookie = 'canary=kept-in-cookie; max-age=3600; path=/';
+        },
+        null,
+      );
       // The same profile cannot be opened twice at once.
       await rejectsWith(first.startSession({ kind: 'persistent', profile: 'work' }), 'permission_denied');
       await first.close();
@@ -36,7 +41,11 @@ describe('persistent profile', () => {
       const s2 = await second.startSession({ kind: 'persistent', profile: 'work' });
       const p2 = s2.page();
       await p2.open(`${server.url}/fixtures/nav/a.html`);
-      const seen = await p2.evaluate('test', () => ({ ls: localStorage.getItem('canary'), cookie: document.cookie }), null);
+      const seen = await p2.evaluate(
+        'test',
+        () => ({ ls: localStorage.getItem('canary'), cookie: document.cookie }),
+        null,
+      );
       assert.equal(seen.ls, 'kept-in-storage');
       assert.match(seen.cookie, /canary=kept-in-cookie/);
       await second.close();
@@ -71,7 +80,10 @@ describe('attach to a running Chromium', () => {
       // The user's browser is still running, with the tab we navigated.
       assert.ok(isAlive(external.process.pid!), 'browser process still alive');
       const targets = (await (await fetch(`${external.httpEndpoint}/json/list`)).json()) as { url: string }[];
-      assert.ok(targets.some((t) => t.url === `${server.url}/fixtures/nav/a.html`), JSON.stringify(targets));
+      assert.ok(
+        targets.some((t) => t.url === `${server.url}/fixtures/nav/a.html`),
+        JSON.stringify(targets),
+      );
       // And it can be attached again.
       const again = await engine.startSession({ kind: 'attach', endpoint: external.httpEndpoint });
       assert.ok(again.pages().length >= 1);
@@ -87,7 +99,10 @@ describe('attach to a running Chromium', () => {
   test('a dead endpoint is browser_not_running with a next step', async () => {
     const home = tempHome();
     const engine = newEngine(home.dir);
-    const err = await rejectsWith(engine.startSession({ kind: 'attach', endpoint: 'http://127.0.0.1:9' }), 'browser_not_running');
+    const err = await rejectsWith(
+      engine.startSession({ kind: 'attach', endpoint: 'http://127.0.0.1:9' }),
+      'browser_not_running',
+    );
     assert.match(err.message, /remote-debugging-port/);
     await rejectsWith(engine.startSession({ kind: 'attach', endpoint: 'nonsense' }), 'invalid_request');
     await engine.close();

@@ -86,7 +86,10 @@ export interface Backend {
   readonly name: string;
   launch(settings: LaunchSettings): Promise<BackendBrowser>;
   /** One browser process bound to a profile directory; returns its single context. */
-  launchPersistent(settings: LaunchSettings, userDataDir: string): Promise<{ browser: BackendBrowser; context: BackendContext }>;
+  launchPersistent(
+    settings: LaunchSettings,
+    userDataDir: string,
+  ): Promise<{ browser: BackendBrowser; context: BackendContext }>;
   /** Attach to a running browser by CDP endpoint (http://host:port or ws://…). */
   attachCdp(endpoint: string, timeoutMs: number): Promise<BackendBrowser>;
   /** Connect to a remote browser server by its ws endpoint. */

@@ -6,11 +6,15 @@ export function formatDiagnostics(d: Diagnostics): string {
   if (d.browsers.length === 0) lines.push('browsers   none found');
   for (const b of d.browsers) {
     const mark = b.selected ? '*' : ' ';
-    lines.push(`browser  ${mark} ${b.path}  ${b.version ?? (b.executable ? 'version unknown' : 'not executable')}  [${b.source}]`);
+    lines.push(
+      `browser  ${mark} ${b.path}  ${b.version ?? (b.executable ? 'version unknown' : 'not executable')}  [${b.source}]`,
+    );
   }
   lines.push(`home       ${d.home}`);
   for (const dir of d.dirs) {
-    lines.push(`  ${dir.role.padEnd(9)} ${dir.path}  ${dir.exists ? (dir.writable ? 'writable' : 'NOT writable') : 'will be created on first use'}`);
+    lines.push(
+      `  ${dir.role.padEnd(9)} ${dir.path}  ${dir.exists ? (dir.writable ? 'writable' : 'NOT writable') : 'will be created on first use'}`,
+    );
   }
   if (d.problems.length === 0) lines.push('status     ok');
   for (const p of d.problems) {

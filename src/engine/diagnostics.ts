@@ -1,7 +1,11 @@
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromiumVersion, findChromium, listChromiumCandidates } from '../backends/chromium/discovery.js';
-import { CHROMIUM_INSTALL_COMMAND } from '../backends/chromium/discovery.js';
+import {
+  CHROMIUM_INSTALL_COMMAND,
+  chromiumVersion,
+  findChromium,
+  listChromiumCandidates,
+} from '../backends/chromium/discovery.js';
 import { isRoot } from '../backends/chromium/flags.js';
 import { TabwrightError } from './errors.js';
 import { tabwrightHome } from './home.js';
@@ -53,7 +57,11 @@ export function collectDiagnostics(opts: { createDirs?: boolean } = {}): Diagnos
     selected = findChromium()?.path ?? null;
   } catch (err) {
     if (err instanceof TabwrightError) {
-      problems.push({ code: 'browser_path_invalid', message: err.message, manual_steps: [CHROMIUM_INSTALL_COMMAND] });
+      problems.push({
+        code: 'browser_path_invalid',
+        message: err.message,
+        manual_steps: [CHROMIUM_INSTALL_COMMAND],
+      });
     }
   }
   const browsers = listChromiumCandidates()

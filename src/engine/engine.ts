@@ -85,7 +85,8 @@ export class Engine {
   }
 
   async startSession(req: SessionRequest = {}, opts: OperationOptions = {}): Promise<Session> {
-    if (this.closing) throw new TabwrightError('not_ready', 'The engine is shutting down; start a new process.');
+    if (this.closing)
+      throw new TabwrightError('not_ready', 'The engine is shutting down; start a new process.');
     const deadline = Deadline.from(opts);
     const policy = OriginPolicy.parse(req.policy);
     const kind: SessionKind = req.kind ?? 'ephemeral';
@@ -124,7 +125,9 @@ export class Engine {
       case 'persistent': {
         const name = (req as { profile: string }).profile;
         const dir = profileDir(this.home, name);
-        const existing = [...this.sessionsById.values()].find((s) => s.kind === 'persistent' && s.profile === name && s.alive);
+        const existing = [...this.sessionsById.values()].find(
+          (s) => s.kind === 'persistent' && s.profile === name && s.alive,
+        );
         if (existing) {
           throw new TabwrightError(
             'permission_denied',
@@ -139,7 +142,12 @@ export class Engine {
         return s;
       }
       case 'attach': {
-        const endpoint = checkEndpoint((req as { endpoint: string }).endpoint, ['http:', 'https:', 'ws:', 'wss:']);
+        const endpoint = checkEndpoint((req as { endpoint: string }).endpoint, [
+          'http:',
+          'https:',
+          'ws:',
+          'wss:',
+        ]);
         const browser = await this.backend.attachCdp(endpoint, Math.max(1, deadline.remaining()));
         const context = browser.defaultContext() ?? (await browser.newContext());
         const s = new Session({ ...common, kind, browser, context, ownsBrowser: false, endpoint });
@@ -166,9 +174,13 @@ export class Engine {
   session(sessionId: string): Session {
     const s = this.sessionsById.get(sessionId);
     if (!s) {
-      throw new TabwrightError('session_not_found', `No session ${sessionId}. It was closed or never existed; start a new session.`, {
-        details: { session_id: sessionId },
-      });
+      throw new TabwrightError(
+        'session_not_found',
+        `No session ${sessionId}. It was closed or never existed; start a new session.`,
+        {
+          details: { session_id: sessionId },
+        },
+      );
     }
     return s;
   }
@@ -211,20 +223,30 @@ export class Engine {
 
 function checkEndpoint(endpoint: unknown, schemes: string[]): string {
   if (typeof endpoint !== 'string') {
-    throw new TabwrightError('invalid_request', 'endpoint is required for this session kind.', { details: { field: 'endpoint' } });
+    throw new TabwrightError('invalid_request', 'endpoint is required for this session kind.', {
+      details: { field: 'endpoint' },
+    });
   }
   let u: URL;
   try {
     u = new URL(endpoint);
   } catch {
-    throw new TabwrightError('invalid_request', `endpoint "${endpoint}" is not a URL; use e.g. http://127.0.0.1:9222.`, {
-      details: { field: 'endpoint' },
-    });
+    throw new TabwrightError(
+      'invalid_request',
+      `endpoint "${endpoint}" is not a URL; use e.g. http://127.0.0.1:9222.`,
+      {
+        details: { field: 'endpoint' },
+      },
+    );
   }
   if (!schemes.includes(u.protocol)) {
-    throw new TabwrightError('invalid_request', `endpoint must use ${schemes.join(' or ')}; got ${u.protocol}`, {
-      details: { field: 'endpoint' },
-    });
+    throw new TabwrightError(
+      'invalid_request',
+      `endpoint must use ${schemes.join(' or ')}; got ${u.protocol}`,
+      {
+        details: { field: 'endpoint' },
+      },
+    );
   }
   return endpoint;
 }

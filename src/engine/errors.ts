@@ -24,7 +24,11 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Codes that are worth retrying unchanged unless the thrower says otherwise. */
-const RETRYABLE_BY_DEFAULT: ReadonlySet<ErrorCode> = new Set(['not_ready', 'navigation_timeout', 'browser_not_running']);
+const RETRYABLE_BY_DEFAULT: ReadonlySet<ErrorCode> = new Set([
+  'not_ready',
+  'navigation_timeout',
+  'browser_not_running',
+]);
 
 export interface ErrorPayload {
   code: ErrorCode;

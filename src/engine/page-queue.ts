@@ -1,4 +1,4 @@
-import { Deadline, DeadlineExpired } from './deadline.js';
+import { type Deadline, DeadlineExpired } from './deadline.js';
 import { TabwrightError, toTabwrightError } from './errors.js';
 
 export interface QueuedOperation<T> {

@@ -87,9 +87,13 @@ export class Page {
   assertUsable(): void {
     this.session.assertAlive();
     if (this.closed) {
-      throw new TabwrightError('page_not_found', `Page ${this.id} is closed. List the session's pages (tab.list) and use another.`, {
-        details: { page_id: this.id },
-      });
+      throw new TabwrightError(
+        'page_not_found',
+        `Page ${this.id} is closed. List the session's pages (tab.list) and use another.`,
+        {
+          details: { page_id: this.id },
+        },
+      );
     }
   }
 
@@ -102,7 +106,11 @@ export class Page {
     return this.lastTitle;
   }
 
-  async open(url: string, waitUntil: WaitUntil = 'load', opts?: OperationOptions): Promise<NavigationOutcome> {
+  async open(
+    url: string,
+    waitUntil: WaitUntil = 'load',
+    opts?: OperationOptions,
+  ): Promise<NavigationOutcome> {
     const target = normalizeUrl(url);
     if (!this.session.policy.allowsDocument(target)) throw denied(target, 'Navigation');
     return this.run('page.open', 'navigation', opts, async (d) => {
@@ -136,7 +144,8 @@ export class Page {
       const hasEntry = await this.backend.evaluate(
         (dir: number) => {
           // The Navigation API knows whether there is an entry to go to.
-          const nav = (globalThis as { navigation?: { canGoBack: boolean; canGoForward: boolean } }).navigation;
+          const nav = (globalThis as { navigation?: { canGoBack: boolean; canGoForward: boolean } })
+            .navigation;
           return nav ? (dir < 0 ? nav.canGoBack : nav.canGoForward) : true;
         },
         name === 'page.go_back' ? -1 : 1,
@@ -162,9 +171,13 @@ export class Page {
 
   async screenshot(req: ScreenshotOptions = {}, opts?: OperationOptions): Promise<ScreenshotResult> {
     if (req.quality !== undefined && (req.format ?? 'png') !== 'jpeg') {
-      throw new TabwrightError('invalid_request', 'quality applies only to format "jpeg"; drop it or set format "jpeg".', {
-        details: { field: 'quality' },
-      });
+      throw new TabwrightError(
+        'invalid_request',
+        'quality applies only to format "jpeg"; drop it or set format "jpeg".',
+        {
+          details: { field: 'quality' },
+        },
+      );
     }
     return this.run('page.screenshot', 'read', opts, (d) =>
       this.backend.screenshot({
@@ -178,7 +191,12 @@ export class Page {
   }
 
   /** Evaluates a function in the page (engine-internal callers: snapshot, waits). */
-  async evaluate<R, A>(name: string, fn: (arg: A) => R | Promise<R>, arg: A, opts?: OperationOptions): Promise<R> {
+  async evaluate<R, A>(
+    name: string,
+    fn: (arg: A) => R | Promise<R>,
+    arg: A,
+    opts?: OperationOptions,
+  ): Promise<R> {
     return this.run(name, 'read', opts, (d) => this.backend.evaluate(fn, arg, Math.max(1, d.remaining())));
   }
 
@@ -196,26 +214,39 @@ export class Page {
 
 function normalizeUrl(url: string): string {
   if (typeof url !== 'string' || url.trim() === '') {
-    throw new TabwrightError('invalid_request', 'url is required: pass an absolute URL such as https://example.com.', {
-      details: { field: 'url' },
-    });
+    throw new TabwrightError(
+      'invalid_request',
+      'url is required: pass an absolute URL such as https://example.com.',
+      {
+        details: { field: 'url' },
+      },
+    );
   }
   const trimmed = url.trim();
   try {
     const u = new URL(trimmed);
     if (!['http:', 'https:', 'about:', 'data:', 'file:'].includes(u.protocol)) {
-      throw new TabwrightError('invalid_request', `URL scheme ${u.protocol} is not supported; use http(s), about:, data: or file:.`, {
-        details: { field: 'url' },
-      });
+      throw new TabwrightError(
+        'invalid_request',
+        `URL scheme ${u.protocol} is not supported; use http(s), about:, data: or file:.`,
+        {
+          details: { field: 'url' },
+        },
+      );
     }
     return u.href;
   } catch (err) {
     if (err instanceof TabwrightError) throw err;
     // Bare host names ("example.com/path") get https://, as a user would expect from an address bar.
     if (/^[a-z0-9.-]+\.[a-z]{2,}(:\d+)?(\/.*)?$/i.test(trimmed)) return new URL(`https://${trimmed}`).href;
-    if (/^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?(\/.*)?$/i.test(trimmed)) return new URL(`http://${trimmed}`).href;
-    throw new TabwrightError('invalid_request', `"${trimmed}" is not a valid URL; pass an absolute URL such as https://example.com.`, {
-      details: { field: 'url' },
-    });
+    if (/^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?(\/.*)?$/i.test(trimmed))
+      return new URL(`http://${trimmed}`).href;
+    throw new TabwrightError(
+      'invalid_request',
+      `"${trimmed}" is not a valid URL; pass an absolute URL such as https://example.com.`,
+      {
+        details: { field: 'url' },
+      },
+    );
   }
 }

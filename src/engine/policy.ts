@@ -30,7 +30,8 @@ export class OriginPolicy {
   }
 
   static parse(input: OriginPolicyInput | undefined): OriginPolicy {
-    if (!input || (!input.allowed_origins?.length && !input.allowed_host_patterns?.length)) return OriginPolicy.allowAll();
+    if (!input || (!input.allowed_origins?.length && !input.allowed_host_patterns?.length))
+      return OriginPolicy.allowAll();
     const list = input.allowed_origins ?? [];
     if (list.length > 32) {
       throw bad(`allowed_origins has ${list.length} entries; at most 32 are allowed.`);
@@ -45,12 +46,15 @@ export class OriginPolicy {
       }
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad(`"${entry}" is not http(s).`);
       if (u.origin !== entry.replace(/\/$/, '')) {
-        throw bad(`"${entry}" is not an exact origin (no path, query, wildcard or credentials); use ${u.origin}.`);
+        throw bad(
+          `"${entry}" is not an exact origin (no path, query, wildcard or credentials); use ${u.origin}.`,
+        );
       }
       origins.add(u.origin);
     }
     const patterns = (input.allowed_host_patterns ?? []).map((p) => {
-      if (!/^(\*\.)?[a-z0-9.-]+$/i.test(p)) throw bad(`host pattern "${p}" must be a host name, optionally starting with "*.".`);
+      if (!/^(\*\.)?[a-z0-9.-]+$/i.test(p))
+        throw bad(`host pattern "${p}" must be a host name, optionally starting with "*.".`);
       return p.toLowerCase();
     });
     return new OriginPolicy(origins, patterns, input.subresources ?? 'block');
@@ -76,7 +80,11 @@ export class OriginPolicy {
   }
 
   toJSON(): OriginPolicyInput {
-    return { allowed_origins: [...this.origins], allowed_host_patterns: [...this.hostPatterns], subresources: this.subresources };
+    return {
+      allowed_origins: [...this.origins],
+      allowed_host_patterns: [...this.hostPatterns],
+      subresources: this.subresources,
+    };
   }
 }
 

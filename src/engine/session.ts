@@ -217,7 +217,11 @@ export class Session {
     if (this.closed) return;
     this.closed = true;
     for (const l of this.deathListeners.splice(0)) {
-      l(new TabwrightError('session_not_found', `Session ${this.id} was closed.`, { details: { session_id: this.id } }));
+      l(
+        new TabwrightError('session_not_found', `Session ${this.id} was closed.`, {
+          details: { session_id: this.id },
+        }),
+      );
     }
     if (!this.browser.isConnected()) return;
     if (this.kind === 'attach') {

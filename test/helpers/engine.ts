@@ -1,9 +1,9 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Engine, type EngineOptions } from '../../src/index.js';
 import { TabwrightError } from '../../src/engine/errors.js';
-import assert from 'node:assert/strict';
+import { Engine, type EngineOptions } from '../../src/index.js';
 
 /** A temporary TABWRIGHT_HOME, removed by the returned cleanup. */
 export function tempHome(): { dir: string; cleanup: () => void } {
@@ -16,7 +16,10 @@ export function newEngine(home: string, opts: EngineOptions = {}): Engine {
 }
 
 /** Asserts that `p` rejects with a TabwrightError of `code`, and returns it for further checks. */
-export async function rejectsWith(p: Promise<unknown> | (() => unknown), code: string): Promise<TabwrightError> {
+export async function rejectsWith(
+  p: Promise<unknown> | (() => unknown),
+  code: string,
+): Promise<TabwrightError> {
   try {
     await (typeof p === 'function' ? p() : p);
   } catch (err) {

@@ -22,7 +22,13 @@ export async function startDebuggableChromium(): Promise<DebuggableChromium> {
   const dir = mkdtempSync(join(tmpdir(), 'tabwright-attach-'));
   const proc = spawn(
     requireChromium().path,
-    [...chromiumFlags(), '--headless=new', '--remote-debugging-port=0', `--user-data-dir=${dir}`, 'about:blank'],
+    [
+      ...chromiumFlags(),
+      '--headless=new',
+      '--remote-debugging-port=0',
+      `--user-data-dir=${dir}`,
+      'about:blank',
+    ],
     { stdio: 'ignore' },
   );
   const portFile = join(dir, 'DevToolsActivePort');

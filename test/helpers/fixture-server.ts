@@ -51,7 +51,10 @@ function serveFile(root: string, rel: string, res: ServerResponse): void {
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     return;
   }
-  res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+  res.writeHead(200, {
+    'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+    'cache-control': 'no-store',
+  });
   createReadStream(file).pipe(res);
 }
 
@@ -63,7 +66,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (p === '/slow') {
     const ms = Number(u.searchParams.get('ms') ?? '1000');
     setTimeout(() => {
-      if (!res.destroyed) res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>slow ${ms}</title><p>slow</p>`);
+      if (!res.destroyed)
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>slow ${ms}</title><p>slow</p>`);
     }, ms);
     return;
   }
@@ -77,7 +81,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const safe = (s: string) => s.replace(/[<&]/g, (c) => (c === '<' ? '&lt;' : '&amp;'));
     res
       .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      .end(`<title>echo</title><pre id="method">${req.method}</pre><pre id="url">${safe(req.url ?? '')}</pre><pre id="body">${safe(body)}</pre>`);
+      .end(
+        `<title>echo</title><pre id="method">${req.method}</pre><pre id="url">${safe(req.url ?? '')}</pre><pre id="body">${safe(body)}</pre>`,
+      );
     return;
   }
   if (p === '/status') {
@@ -86,7 +92,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return;
   }
   if (p === '/' || p === '/index.html') {
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>tabwright fixtures</title><h1>fixtures</h1>');
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<title>tabwright fixtures</title><h1>fixtures</h1>');
     return;
   }
   res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');

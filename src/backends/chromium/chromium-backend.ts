@@ -1,9 +1,9 @@
 import { chromium } from 'playwright-core';
+import { TabwrightError } from '../../engine/errors.js';
 import type { Backend, BackendBrowser, BackendContext, LaunchSettings } from '../backend.js';
 import { ChromiumBrowser } from './chromium-browser.js';
 import { chromiumFlags } from './flags.js';
 import { translatePlaywrightError } from './translate-error.js';
-import { TabwrightError } from '../../engine/errors.js';
 
 /** The Chromium backend, on playwright-core. */
 export class ChromiumBackend implements Backend {

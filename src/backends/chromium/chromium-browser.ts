@@ -92,7 +92,9 @@ export class ChromiumBrowser implements BackendBrowser {
     if (this.launchedPid) return this.launchedPid;
     try {
       const cdp = await this.pw.newBrowserCDPSession();
-      const info = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
+      const info = (await cdp.send('SystemInfo.getProcessInfo')) as {
+        processInfo: { type: string; id: number }[];
+      };
       await cdp.detach().catch(() => {});
       return info.processInfo.find((p) => p.type === 'browser')?.id;
     } catch {

@@ -35,7 +35,12 @@ export class ChromiumPage implements BackendPage {
   ) {}
 
   private fail(err: unknown, operation: string, timeoutMs?: number, navigation = false): never {
-    throw translatePlaywrightError(err, { operation, navigation, timeoutMs, browserAlive: this.browserAlive() });
+    throw translatePlaywrightError(err, {
+      operation,
+      navigation,
+      timeoutMs,
+      browserAlive: this.browserAlive(),
+    });
   }
 
   url(): string {

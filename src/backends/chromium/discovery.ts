@@ -10,6 +10,17 @@ export interface FoundBrowser {
   source: 'TABWRIGHT_CHROMIUM' | 'default path';
 }
 
+/**
+ * The default search paths, or $TABWRIGHT_BROWSER_PATHS (colon-separated)
+ * when set: lets a machine with an unusual layout, and the setup tests,
+ * replace the list.
+ */
+export function searchPaths(env = process.env): string[] {
+  return env.TABWRIGHT_BROWSER_PATHS
+    ? env.TABWRIGHT_BROWSER_PATHS.split(':').filter(Boolean)
+    : candidates.paths;
+}
+
 function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
@@ -20,12 +31,19 @@ function isExecutable(path: string): boolean {
 }
 
 /** Every candidate with whether it exists; used by `tabwright doctor`. */
-export function listChromiumCandidates(env = process.env): { path: string; source: string; executable: boolean }[] {
+export function listChromiumCandidates(
+  env = process.env,
+): { path: string; source: string; executable: boolean }[] {
   const out: { path: string; source: string; executable: boolean }[] = [];
   if (env.TABWRIGHT_CHROMIUM) {
-    out.push({ path: env.TABWRIGHT_CHROMIUM, source: 'TABWRIGHT_CHROMIUM', executable: isExecutable(env.TABWRIGHT_CHROMIUM) });
+    out.push({
+      path: env.TABWRIGHT_CHROMIUM,
+      source: 'TABWRIGHT_CHROMIUM',
+      executable: isExecutable(env.TABWRIGHT_CHROMIUM),
+    });
   }
-  for (const path of candidates.paths) out.push({ path, source: 'default path', executable: isExecutable(path) });
+  for (const path of searchPaths(env))
+    out.push({ path, source: 'default path', executable: isExecutable(path) });
   return out;
 }
 
@@ -41,7 +59,7 @@ export function findChromium(env = process.env): FoundBrowser | undefined {
     }
     return { path: env.TABWRIGHT_CHROMIUM, source: 'TABWRIGHT_CHROMIUM' };
   }
-  for (const path of candidates.paths) if (isExecutable(path)) return { path, source: 'default path' };
+  for (const path of searchPaths(env)) if (isExecutable(path)) return { path, source: 'default path' };
   return undefined;
 }
 
@@ -50,15 +68,21 @@ export function requireChromium(env = process.env): FoundBrowser {
   if (found) return found;
   throw new TabwrightError(
     'setup_required',
-    `No Chromium found (looked at $TABWRIGHT_CHROMIUM and ${candidates.paths.join(', ')}). Install it with: ${CHROMIUM_INSTALL_COMMAND} (as root), or set TABWRIGHT_CHROMIUM to a Chromium or Chrome binary.`,
-    { details: { manual_steps: [CHROMIUM_INSTALL_COMMAND, 'or: export TABWRIGHT_CHROMIUM=/path/to/chrome'] } },
+    `No Chromium found (looked at $TABWRIGHT_CHROMIUM and ${searchPaths(env).join(', ')}). Install it with: ${CHROMIUM_INSTALL_COMMAND} (as root), or set TABWRIGHT_CHROMIUM to a Chromium or Chrome binary.`,
+    {
+      details: { manual_steps: [CHROMIUM_INSTALL_COMMAND, 'or: export TABWRIGHT_CHROMIUM=/path/to/chrome'] },
+    },
   );
 }
 
 /** "Chromium 156.0.8078.108 built on Debian…" → first line; undefined when the binary will not say. */
 export function chromiumVersion(path: string): string | undefined {
   try {
-    return execFileSync(path, ['--version'], { timeout: 5000, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    return execFileSync(path, ['--version'], {
+      timeout: 5000,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
       .trim()
       .split('\n')[0];
   } catch {

@@ -25,13 +25,19 @@ export function translatePlaywrightError(
       return new TabwrightError(
         'navigation_timeout',
         `${ctx.operation} did not reach the requested load state within ${ctx.timeoutMs ?? '?'} ms. The page may still be loading: read its URL, wait, or retry with a larger timeout_ms or wait_until "domcontentloaded".`,
-        { retryable: true, details: { operation: ctx.operation, outcome: 'unknown', timeout_ms: ctx.timeoutMs } },
+        {
+          retryable: true,
+          details: { operation: ctx.operation, outcome: 'unknown', timeout_ms: ctx.timeoutMs },
+        },
       );
     }
     return new TabwrightError(
       'not_ready',
       `${ctx.operation} timed out after ${ctx.timeoutMs ?? '?'} ms; its outcome is unknown. Check the page before repeating it.`,
-      { retryable: false, details: { operation: ctx.operation, outcome: 'unknown', timeout_ms: ctx.timeoutMs } },
+      {
+        retryable: false,
+        details: { operation: ctx.operation, outcome: 'unknown', timeout_ms: ctx.timeoutMs },
+      },
     );
   }
   const net = /net::(ERR_[A-Z_]+)/.exec(message);
@@ -42,7 +48,10 @@ export function translatePlaywrightError(
       aborted
         ? `${ctx.operation}: the navigation was aborted (net::ERR_ABORTED), probably cancelled or replaced by the page (for example a download). Read the page URL before retrying.`
         : `${ctx.operation}: the page could not be loaded (net::${net[1]}). Check the URL and that the server is reachable, then retry.`,
-      { retryable: !aborted, details: { operation: ctx.operation, reason: 'network_error', net_error: net[1] } },
+      {
+        retryable: !aborted,
+        details: { operation: ctx.operation, reason: 'network_error', net_error: net[1] },
+      },
     );
   }
   if (/has been closed|Target closed|Target crashed|Page crashed/i.test(message)) {
@@ -53,9 +62,13 @@ export function translatePlaywrightError(
     );
   }
   if (/Cannot navigate to invalid URL|invalid url|Protocol error.*Cannot navigate/i.test(message)) {
-    return new TabwrightError('invalid_request', `${ctx.operation}: the URL is not valid (${line}). Pass an absolute http(s) URL.`, {
-      details: { operation: ctx.operation, field: 'url' },
-    });
+    return new TabwrightError(
+      'invalid_request',
+      `${ctx.operation}: the URL is not valid (${line}). Pass an absolute http(s) URL.`,
+      {
+        details: { operation: ctx.operation, field: 'url' },
+      },
+    );
   }
   return new TabwrightError(
     'internal_error',
