@@ -1,0 +1,197 @@
+import type { z } from 'zod';
+import type { Engine } from '../../engine/engine.js';
+import { log } from '../../engine/log.js';
+import {
+  CommandFailure,
+  type Data,
+  type EnvelopeOptions,
+  failure,
+  invalidArgument,
+  type Reply,
+  success,
+} from './envelope.js';
+import { mapEngineError } from './error-map.js';
+import { METHODS, type MethodDef } from './methods.js';
+import type { Snowflake } from './snowflake.js';
+import { suggestMethods } from './suggest.js';
+import { normalizeTaskId, type TaskTable } from './tasks.js';
+
+/** How long a command waits for the previous command of its task (reference §6.1). */
+export const SERIALIZE_WAIT_MS = 5_000;
+
+export interface DoorState extends EnvelopeOptions {
+  engine: Engine;
+  tasks: TaskTable;
+  snowflake: Snowflake;
+  dataDir: string;
+  /** Server start time, appended to "unknown task" messages. */
+  startedAt: Date;
+  serializeWaitMs: number;
+}
+
+/** Runs one `POST /playwright/command` body (raw text) and returns the reply to send. */
+export async function dispatch(rawBody: string | undefined, state: DoorState): Promise<Reply> {
+  let method = '(unknown)';
+  let unknownParams: string[] | undefined;
+  const began = Date.now();
+  try {
+    const env = parseBody(rawBody);
+    method = requireMethod(env.method);
+    const def = METHODS.get(method);
+    if (!def) {
+      const suggestions = suggestMethods(method, [...METHODS.keys()]);
+      const hint = suggestions.length > 0 ? `，你是不是想用 ${suggestions.join(' / ')}？` : '';
+      throw invalidArgument(`不支持的方法：${method}${hint}`, { suggestions });
+    }
+    const raw = paramsObject(method, env.params);
+    unknownParams = unknownKeys(def.schema, raw);
+    const params = validate(def, raw);
+    const reply = await runMethod(def, env.id, params, state);
+    const data = env.responseMode === 'compact' ? compact(def, reply) : reply;
+    log.debug({ method, ms: Date.now() - began, ok: true }, 'http command');
+    return success(withUnknown(data, unknownParams), state);
+  } catch (err) {
+    const f = err instanceof CommandFailure ? err : mapEngineError(method, err);
+    log.debug({ method, ms: Date.now() - began, ok: false, msg: f.message }, 'http command');
+    return failure(new CommandFailure(f.message, withUnknown(f.data, unknownParams)), state);
+  }
+}
+
+interface Envelope {
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+  responseMode?: unknown;
+  diagnostics?: unknown;
+}
+
+function parseBody(raw: string | undefined): Envelope {
+  if (raw === undefined || raw.trim() === '') throw invalidArgument('请求体不是合法 JSON：请求体为空');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    throw invalidArgument(`请求体不是合法 JSON：${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw invalidArgument(
+      '请求体不是合法 JSON：顶层必须是对象，形如 {"id":"1001","method":"get_url","params":{}}',
+    );
+  }
+  return parsed as Envelope;
+}
+
+function requireMethod(m: unknown): string {
+  if (m === undefined || m === null || m === '') throw invalidArgument('缺少参数 method');
+  if (typeof m !== 'string') throw invalidArgument('参数 method 无效：必须是字符串', { field: 'method' });
+  return m.trim();
+}
+
+function paramsObject(method: string, p: unknown): Data {
+  if (p === undefined || p === null) return {};
+  if (typeof p !== 'object' || Array.isArray(p)) {
+    throw invalidArgument(`${method} 失败：参数 params 无效：必须是 JSON 对象`, { field: 'params' });
+  }
+  // A null parameter means "not given".
+  return Object.fromEntries(Object.entries(p as Data).filter(([, v]) => v !== null));
+}
+
+function unknownKeys(schema: z.ZodObject, params: Data): string[] | undefined {
+  const known = new Set(Object.keys(schema.shape));
+  const extra = Object.keys(params).filter((k) => !known.has(k));
+  return extra.length > 0 ? extra : undefined;
+}
+
+function validate(def: MethodDef, params: Data): Data {
+  // An empty string for a required text parameter counts as missing.
+  const res = def.schema.safeParse(params);
+  if (res.success) return res.data as Data;
+  const issue = res.error.issues[0]!;
+  const field = String(issue.path[0] ?? '');
+  const value = params[field];
+  if (value === undefined || value === '') {
+    throw invalidArgument(`${def.name} 失败：缺少参数 ${field}`, { field });
+  }
+  throw invalidArgument(`${def.name} 失败：参数 ${field} 无效：${issue.message}`, { field });
+}
+
+function taskIdOf(method: string, raw: unknown): string {
+  const id = normalizeTaskId(raw);
+  if (id !== undefined) return id;
+  if (typeof raw === 'number' && Number.isInteger(raw) && raw > 0) {
+    throw invalidArgument(
+      `${method} 失败：参数 id 无效：${raw} 超出 JavaScript 安全整数范围，请把 id 作为字符串传入`,
+      {
+        field: 'id',
+      },
+    );
+  }
+  throw invalidArgument(`${method} 失败：参数 id 无效：必须是数字或数字字符串`, { field: 'id' });
+}
+
+async function runMethod(def: MethodDef, rawId: unknown, params: Data, state: DoorState): Promise<Data> {
+  const base = {
+    method: def.name,
+    engine: state.engine,
+    tasks: state.tasks,
+    snowflake: state.snowflake,
+    dataDir: state.dataDir,
+  };
+  const idGiven = rawId !== undefined && rawId !== null && rawId !== '';
+  if (def.task === 'none') return def.run(base, params);
+  if (def.task === 'new')
+    return def.run({ ...base, id: idGiven ? taskIdOf(def.name, rawId) : undefined }, params);
+
+  if (!idGiven) throw invalidArgument(`${def.name} 失败：缺少参数 id`, { field: 'id' });
+  const id = taskIdOf(def.name, rawId);
+  const task = state.tasks.get(id);
+  if (!task) throw unknownTask(id, state);
+  if (def.task === 'existing-unlocked') return def.run({ ...base, id, task }, params);
+
+  const waitStarted = Date.now();
+  if (!(await task.lock.acquire(state.serializeWaitMs))) {
+    throw new CommandFailure(
+      `${def.name} 失败：[ACTION_TIMEOUT] 这个 id 的上一条命令还在执行，已等待 ${state.serializeWaitMs} ms：本条命令没有执行，稍后重发即可（同一个 id 的命令请一条一条发）`,
+      {
+        errorCode: 'ACTION_TIMEOUT',
+        serialized: true,
+        started: false,
+        retryable: true,
+        retryAfterMs: 1000,
+        waitedMs: Date.now() - waitStarted,
+      },
+    );
+  }
+  try {
+    // The task may have been closed (or its start failed) while we waited.
+    if (state.tasks.get(id) !== task || !task.session) throw unknownTask(id, state);
+    return await def.run({ ...base, id, task }, params);
+  } finally {
+    task.lock.release();
+  }
+}
+
+function unknownTask(id: string, state: DoorState): CommandFailure {
+  const at = state.startedAt.toISOString();
+  return new CommandFailure(
+    `没有找到对应的浏览器实例：${id}（服务启动时间：${at}；服务重启后之前的 id 都会失效，请先 start）`,
+    {
+      errorCode: 'ACTION_FAILED',
+      retryable: false,
+      taskNotFound: true,
+      id,
+      serverStartedAt: at,
+    },
+  );
+}
+
+function compact(def: MethodDef, data: Data): Data {
+  if (!def.compactDrop) return data;
+  const out = { ...data };
+  for (const k of def.compactDrop) delete out[k];
+  return out;
+}
+
+function withUnknown(data: Data, unknownParams: string[] | undefined): Data {
+  return unknownParams ? { ...data, unknownParams } : data;
+}

@@ -1,0 +1,169 @@
+import { type ErrorCode, TabwrightError } from '../../engine/errors.js';
+import { CommandFailure, type Data } from './envelope.js';
+
+/** The wire error codes of the reference (§12.1). */
+export type WireErrorCode =
+  | 'ELEMENT_READ_ONLY'
+  | 'ELEMENT_DISABLED'
+  | 'ELEMENT_HIDDEN'
+  | 'ELEMENT_OBSCURED'
+  | 'ELEMENT_NOT_EDITABLE'
+  | 'STALE_ELEMENT'
+  | 'ACTION_TIMEOUT'
+  | 'ACTION_FAILED'
+  | 'RATE_LIMITED'
+  | 'SPURIOUS_DISPATCH'
+  | 'ACTION_UNCERTAIN'
+  | 'EVAL_TIMEOUT'
+  | 'COMMAND_TIMEOUT'
+  | 'ELEMENT_NOT_FOUND'
+  | 'PAGE_NAVIGATING'
+  | 'NETWORK_ERROR';
+
+/** Default retry hint per wire code (§12.1); codes absent here are not retryable. */
+const RETRY_AFTER_MS: Partial<Record<WireErrorCode, number>> = {
+  STALE_ELEMENT: 300,
+  ACTION_TIMEOUT: 1500,
+  RATE_LIMITED: 35000,
+  PAGE_NAVIGATING: 1000,
+  NETWORK_ERROR: 5000,
+};
+
+/** §12.2 text classification, in order; first hit wins. Used when the engine code alone does not decide. */
+const TEXT_RULES: [WireErrorCode, RegExp][] = [
+  ['SPURIOUS_DISPATCH', /object doesn't exist|cannot find object to call/],
+  ['ELEMENT_NOT_FOUND', /element_not_found/],
+  [
+    'PAGE_NAVIGATING',
+    /because "frame" is null|because "page" is null|execution context was destroyed|frame was detached|navigating and changing the document/,
+  ],
+  ['EVAL_TIMEOUT', /eval_timeout/],
+  ['COMMAND_TIMEOUT', /command_timeout/],
+  ['NETWORK_ERROR', /net::err_[a-z_]+|network_error/],
+  ['ELEMENT_READ_ONLY', /element_read_only|read-only|readonly/],
+  ['ELEMENT_DISABLED', /element_disabled|not enabled|element is disabled/],
+  ['ELEMENT_OBSCURED', /element_obscured|intercepts pointer events/],
+  ['ELEMENT_HIDDEN', /not visible|element_hidden/],
+  ['ELEMENT_NOT_EDITABLE', /not editable|element_not_editable/],
+  ['STALE_ELEMENT', /not attached|detached|索引越界/],
+  ['RATE_LIMITED', /不允许重复提交|请稍候|too many requests|rate limit/],
+  ['ACTION_TIMEOUT', /timeout|timed out|超时/],
+];
+
+export function classifyText(text: string): WireErrorCode {
+  const lower = text.toLowerCase();
+  for (const [code, re] of TEXT_RULES) if (re.test(lower)) return code;
+  return 'ACTION_FAILED';
+}
+
+/** element_not_actionable carries a reason in details; these are the ones with a wire code of their own. */
+const ACTIONABILITY: Record<string, WireErrorCode> = {
+  read_only: 'ELEMENT_READ_ONLY',
+  readonly: 'ELEMENT_READ_ONLY',
+  disabled: 'ELEMENT_DISABLED',
+  hidden: 'ELEMENT_HIDDEN',
+  not_visible: 'ELEMENT_HIDDEN',
+  obscured: 'ELEMENT_OBSCURED',
+  covered: 'ELEMENT_OBSCURED',
+  not_editable: 'ELEMENT_NOT_EDITABLE',
+  detached: 'STALE_ELEMENT',
+  stale: 'STALE_ELEMENT',
+};
+
+interface Mapped {
+  code: WireErrorCode;
+  retryable: boolean;
+  extra: Data;
+}
+
+function mapCode(err: TabwrightError): Mapped {
+  const d = err.details;
+  const byText = (): WireErrorCode =>
+    classifyText(`${err.message} ${typeof d.cause === 'string' ? d.cause : ''}`);
+  const code: ErrorCode = err.code;
+  switch (code) {
+    case 'element_not_found':
+      return { code: 'ELEMENT_NOT_FOUND', retryable: false, extra: {} };
+    case 'element_not_actionable': {
+      const reason = typeof d.reason === 'string' ? d.reason.toLowerCase() : '';
+      const wire = ACTIONABILITY[reason] ?? byText();
+      return { code: wire, retryable: wire in RETRY_AFTER_MS, extra: {} };
+    }
+    case 'navigation_timeout':
+      return { code: 'ACTION_TIMEOUT', retryable: true, extra: outcomeFields(d) };
+    case 'not_ready': {
+      if (d.reason === 'network_error') {
+        const netError = typeof d.net_error === 'string' ? d.net_error : undefined;
+        return { code: 'NETWORK_ERROR', retryable: err.retryable, extra: { netError } };
+      }
+      if (typeof d.outcome === 'string') {
+        return { code: 'ACTION_TIMEOUT', retryable: err.retryable, extra: outcomeFields(d) };
+      }
+      const wire = byText();
+      return { code: wire, retryable: err.retryable || wire in RETRY_AFTER_MS, extra: {} };
+    }
+    case 'browser_not_running':
+    case 'session_not_found':
+    case 'page_not_found':
+    case 'permission_denied':
+    case 'setup_required':
+    case 'unsupported_method':
+    case 'unsupported_target':
+      // Resending the same command to the same task cannot help: the task needs close + start or another input.
+      return { code: 'ACTION_FAILED', retryable: false, extra: {} };
+    case 'invalid_request':
+    case 'invalid_selector':
+      return { code: 'ACTION_FAILED', retryable: false, extra: {} };
+    default: {
+      const wire = byText();
+      return { code: wire, retryable: wire in RETRY_AFTER_MS && wire !== 'SPURIOUS_DISPATCH', extra: {} };
+    }
+  }
+}
+
+function outcomeFields(d: Record<string, unknown>): Data {
+  if (d.outcome === 'not_started') return { started: false };
+  if (d.outcome === 'unknown') return { started: true, outcomeUnknown: true };
+  return {};
+}
+
+/** Extra sentence appended to engine messages whose advice is phrased in engine terms. */
+const DOOR_HINTS: Partial<Record<ErrorCode, string>> = {
+  browser_not_running: '（HTTP 接口：请对这个 id 调用 close，再 start）',
+  session_not_found: '（HTTP 接口：这个 id 已关闭，请重新 start）',
+};
+
+/**
+ * Maps an engine error to the wire failure: `<method> 失败：[CODE] <engine message>`
+ * plus errorCode / retryable / retryAfterMs. Engine parameter errors that name a
+ * field become invalidArgument (HTTP 400).
+ */
+export function mapEngineError(method: string, err: unknown): CommandFailure {
+  if (err instanceof CommandFailure) return err;
+  const e = err instanceof TabwrightError ? err : toError(err);
+  const m = mapCode(e);
+  const reason = `${e.message}${DOOR_HINTS[e.code] ?? ''}`;
+  const data: Data = {
+    errorCode: m.code,
+    retryable: m.retryable,
+    retryAfterMs: m.retryable ? (RETRY_AFTER_MS[m.code] ?? 1000) : undefined,
+    engineError: e.code,
+    ...m.extra,
+  };
+  if (
+    (e.code === 'invalid_request' || e.code === 'invalid_selector') &&
+    typeof e.details.field === 'string'
+  ) {
+    data.invalidArgument = true;
+    data.field = e.details.field;
+  }
+  return new CommandFailure(`${method} 失败：[${m.code}] ${reason}`, data);
+}
+
+function toError(err: unknown): TabwrightError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new TabwrightError('internal_error', message.split('\n', 1)[0] ?? message, {
+    retryable: false,
+    cause: err,
+  });
+}

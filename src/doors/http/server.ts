@@ -1,0 +1,164 @@
+import { createReadStream } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
+import type { Engine } from '../../engine/engine.js';
+import { log } from '../../engine/log.js';
+import { type DoorState, dispatch, SERIALIZE_WAIT_MS } from './dispatch.js';
+import { CommandFailure, failure, invalidArgument, type Reply } from './envelope.js';
+import { METHODS } from './methods.js';
+import { Snowflake } from './snowflake.js';
+import { resolveDataFile } from './static-files.js';
+import { TaskTable } from './tasks.js';
+
+export interface HttpServerOptions {
+  /** Default 127.0.0.1 (the API has no authentication). */
+  host?: string;
+  /** Default 10049; 0 picks a free port. */
+  port?: number;
+  /** Evidence files (screenshots); default `<engine home>/data`. Served under GET /data/. */
+  dataDir?: string;
+  /** Omit null fields in replies (default true); false gives the legacy shape with `error`/`msg` null. */
+  skipNull?: boolean;
+  /** How long a command waits for the previous command of its task; default 5000 ms (reference §6.1). */
+  serializeWaitMs?: number;
+}
+
+export interface HttpServer {
+  /** e.g. http://127.0.0.1:10049 */
+  url: string;
+  port: number;
+  /** Stops listening and closes the sessions of this server's tasks (the engine itself stays up). */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 10049;
+const BODY_LIMIT = 10 * 1024 * 1024;
+
+/**
+ * The HTTP command door (`tabwright serve`): a wire-compatible subset of the
+ * deepseek-browser-use HTTP command API mapped onto the engine. See
+ * docs/http-door.md for the exact wire format.
+ */
+export async function startHttpServer(engine: Engine, opts: HttpServerOptions = {}): Promise<HttpServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const state: DoorState = {
+    engine,
+    tasks: new TaskTable(),
+    snowflake: new Snowflake(),
+    dataDir: opts.dataDir ?? join(engine.home, 'data'),
+    startedAt: new Date(),
+    skipNull: opts.skipNull ?? true,
+    serializeWaitMs: opts.serializeWaitMs ?? SERIALIZE_WAIT_MS,
+  };
+
+  // Fastify's own logger stays off: stdout belongs to the CLI; our logs go to stderr via pino.
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, return503OnClosing: true });
+
+  // Bodies are parsed by the dispatcher (so a bad body gets the protocol's literal message), whatever the content type.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+
+  const send = (res: FastifyReply, reply: Reply) =>
+    res
+      .code(reply.status)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(reply.body));
+
+  app.get('/playwright/health', async (_req, res) =>
+    send(res, { status: 200, body: { data: { name: 'tabwright' }, code: 1, ok: true } }),
+  );
+
+  app.post('/playwright/command', async (req, res) =>
+    send(res, await dispatch(typeof req.body === 'string' ? req.body : undefined, state)),
+  );
+
+  app.get('/playwright/command', async (_req, res) => {
+    res.header('allow', 'POST');
+    return send(
+      res,
+      withStatus(
+        failure(
+          invalidArgument(
+            '只支持 POST：请用 POST /playwright/command 发送 JSON 请求体 {"id","method","params"}，参数不走查询字符串',
+          ),
+          state,
+        ),
+        405,
+      ),
+    );
+  });
+
+  app.get('/playwright/methods', async (_req, res) =>
+    send(res, { status: 200, body: { data: { methods: [...METHODS.keys()].sort() }, code: 1, ok: true } }),
+  );
+
+  app.get('/data/*', async (req, res) => {
+    const rawRest = req.raw.url?.slice('/data/'.length) ?? '';
+    const found = await resolveDataFile(state.dataDir, rawRest);
+    if (!found.ok) {
+      const msg = found.status === 403 ? '拒绝访问：非法的文件路径' : '文件不存在';
+      return send(res, withStatus(failure(new CommandFailure(msg, {}), state), found.status));
+    }
+    res
+      .code(200)
+      .header('content-type', found.contentType)
+      .header('content-length', String(found.size))
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff');
+    return res.send(createReadStream(found.file));
+  });
+
+  app.setNotFoundHandler(async (req, res) =>
+    send(
+      res,
+      withStatus(
+        failure(new CommandFailure(`没有这个接口：${req.method} ${req.url.split('?')[0]}`, {}), state),
+        404,
+      ),
+    ),
+  );
+
+  // Nothing reaches a client as HTTP 500: framework errors (body too large, bad encoding, …) become envelopes.
+  app.setErrorHandler(async (err: FastifyError, _req, res) => {
+    const status = typeof err.statusCode === 'number' ? err.statusCode : 0;
+    if (status >= 400 && status < 500) {
+      return send(res, failure(invalidArgument(`请求无效：${err.message}`), state));
+    }
+    log.error({ err }, 'http door: unexpected error');
+    return send(
+      res,
+      failure(
+        new CommandFailure(`服务内部错误：${err.message}`, { errorCode: 'ACTION_FAILED', retryable: false }),
+        state,
+      ),
+    );
+  });
+
+  await app.listen({ host, port: opts.port ?? DEFAULT_PORT });
+  const port = (app.server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const url = `http://${shownHost}:${port}`;
+  log.info({ url, dataDir: state.dataDir }, 'http door listening');
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    close() {
+      closed ??= (async () => {
+        await app.close();
+        const tasks = state.tasks.all();
+        for (const t of tasks) state.tasks.remove(t.id);
+        await Promise.allSettled(
+          tasks.map((t) => (t.session ? engine.closeSession(t.session.id) : Promise.resolve())),
+        );
+      })();
+      return closed;
+    },
+  };
+}
+
+function withStatus(reply: Reply, status: number): Reply {
+  return { ...reply, status };
+}
