@@ -72,6 +72,16 @@ export class Page {
     };
   }
 
+  /** info() with the title read now, bounded to 1 s and outside the queue (see Session.describePages). */
+  async freshInfo(): Promise<PageInfo> {
+    try {
+      this.lastTitle = await this.backend.title(1000);
+    } catch {
+      // Keep the last known title: a busy or closing page must not fail a listing.
+    }
+    return this.info();
+  }
+
   /** Runs `fn` in this page's queue under a deadline, failing fast on a dead browser or closed page. */
   async run<T>(
     name: string,

@@ -146,8 +146,19 @@ export class Session {
     return [...this.pagesById.values()].filter((p) => !p.closed);
   }
 
+  /** Open pages with the titles last read (no browser round trip). */
   listPages(): PageInfo[] {
     return this.pages().map((p) => p.info());
+  }
+
+  /**
+   * Open pages with fresh titles. Titles are read outside the page queues
+   * (a busy page answers with its last known title after ~1 s), so listing
+   * tabs never waits behind a slow navigation.
+   */
+  async describePages(): Promise<PageInfo[]> {
+    this.assertAlive();
+    return Promise.all(this.pages().map((p) => p.freshInfo()));
   }
 
   /** The named page, or the active one when no id is given. */
