@@ -1,0 +1,39 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { runDoctor } from './doctor.js';
+import { VERSION } from './version.js';
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError('must be an integer from 0 to 65535');
+  return n;
+}
+
+const program = new Command()
+  .name('tabwright')
+  .description('Browser-control engine for AI agents: one engine, many protocol doors.')
+  .version(VERSION);
+
+program
+  .command('serve')
+  .description('serve the HTTP command API (deepseek-browser-use compatible) on loopback')
+  .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--port <port>', 'port to listen on (0 = any free port)', port, 10049)
+  .option('--headed', 'show browser windows instead of running headless')
+  .action(async (opts: { host: string; port: number; headed?: boolean }) => {
+    const { runServe } = await import('./serve.js');
+    await runServe(opts);
+  });
+
+program
+  .command('doctor')
+  .description('report browsers, versions, the profile root and writable directories')
+  .option('--json', 'print JSON instead of text')
+  .action((opts: { json?: boolean }) => {
+    process.exitCode = runDoctor(opts);
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`tabwright: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
