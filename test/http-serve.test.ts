@@ -115,6 +115,39 @@ test('start with an id that is already running fails with the literal message', 
   await ok(first.id, 'close');
 });
 
+test('start: profile gives a persistent session; browser and id are validated', async () => {
+  const first = await ok('42', 'start', { profile: 'http-door' });
+  assert.equal(first.id, '42');
+  assert.equal(first.profileSeenBefore, false);
+  assert.equal(first.browser.userProfile, true);
+  // The profile is held by task 42: the reply names that task.
+  const busy = await post({ id: '43', method: 'start', params: { profile: 'http-door' } });
+  assert.equal(busy.json.ok, false);
+  assert.equal(busy.json.data.heldByTask, '42');
+  await ok('42', 'close');
+  const again = await ok('43', 'start', { profile: 'http-door', headless: false });
+  assert.equal(again.profileSeenBefore, true);
+  assert.equal(again.headlessHonored, false, 'the engine launches every task headless here');
+  assert.match(again.headlessNote, /^headless:false 没有生效/);
+  await ok('43', 'close');
+
+  const badProfile = await post({ id: '44', method: 'start', params: { profile: '../escape' } });
+  assert.equal(badProfile.status, 400);
+  assert.equal(badProfile.json.data.invalidArgument, true);
+  const badBrowser = await post({ method: 'start', params: { browser: 'netscape' } });
+  assert.equal(badBrowser.status, 400);
+  assert.equal(
+    badBrowser.json.msg,
+    'start 失败：无法识别的浏览器类型：netscape，可选值：auto / chromium / chrome / edge / firefox',
+  );
+  const firefox = await post({ method: 'start', params: { browser: 'firefox' } });
+  assert.equal(firefox.status, 200);
+  assert.equal(firefox.json.ok, false);
+  const badId = await post({ id: 'abc', method: 'start' });
+  assert.equal(badId.status, 400);
+  assert.equal(badId.json.msg, 'start 失败：参数 id 无效：必须是数字或数字字符串');
+});
+
 test('navigation and page information: go_to_url, get_url, get_title, get_tabs', async () => {
   const { id } = await ok(undefined, 'start');
   const nav = await ok(id, 'go_to_url', { url: `${fixtures.url}/` });

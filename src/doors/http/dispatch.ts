@@ -27,6 +27,7 @@ export interface DoorState extends EnvelopeOptions {
   /** Server start time, appended to "unknown task" messages. */
   startedAt: Date;
   serializeWaitMs: number;
+  engineHeadless?: boolean;
 }
 
 /** Runs one `POST /playwright/command` body (raw text) and returns the reply to send. */
@@ -120,7 +121,7 @@ function taskIdOf(method: string, raw: unknown): string {
   if (id !== undefined) return id;
   if (typeof raw === 'number' && Number.isInteger(raw) && raw > 0) {
     throw invalidArgument(
-      `${method} 失败：参数 id 无效：${raw} 超出 JavaScript 安全整数范围，请把 id 作为字符串传入`,
+      `${method} 失败：参数 id 无效：数字超出 JavaScript 安全整数范围，精度已丢失，请把 id 作为字符串传入`,
       {
         field: 'id',
       },
@@ -136,6 +137,7 @@ async function runMethod(def: MethodDef, rawId: unknown, params: Data, state: Do
     tasks: state.tasks,
     snowflake: state.snowflake,
     dataDir: state.dataDir,
+    engineHeadless: state.engineHeadless,
   };
   const idGiven = rawId !== undefined && rawId !== null && rawId !== '';
   if (def.task === 'none') return def.run(base, params);

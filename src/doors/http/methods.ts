@@ -17,6 +17,8 @@ export interface MethodContext {
   tasks: TaskTable;
   snowflake: Snowflake;
   dataDir: string;
+  /** The engine's launch mode when the server was told it (HttpServerOptions.engineHeadless). */
+  engineHeadless?: boolean;
   /** Normalized envelope id, when one was sent (start) or required. */
   id?: string;
   /** The task for `task: 'existing' | 'existing-unlocked'` methods. */
@@ -99,7 +101,10 @@ const start = def({
         },
       );
     }
-    const headless = p.headless ?? true;
+    const requestedHeadless = p.headless ?? true;
+    // The engine launches every browser in one mode (EngineOptions.headless, default true);
+    // per-task headless is not an engine option (yet).
+    const headless = ctx.engineHeadless ?? true;
     const profile = p.profile ?? null;
     // Validates the name the same way the engine does (invalid → invalid_request with field "profile").
     const profileSeenBefore = profile === null ? undefined : existsSync(profileDir(ctx.engine.home, profile));
@@ -134,14 +139,29 @@ const start = def({
         effectiveBrowser: 'chromium',
         engineHonored: true,
         profileSeenBefore,
+        headlessHonored: headless === requestedHeadless,
         headlessNote:
-          headless === false
-            ? 'headless:false 暂未生效：所有任务沿用引擎启动时的设置（tabwright serve 默认无头）'
+          headless !== requestedHeadless
+            ? `headless:${requestedHeadless} 没有生效：所有任务沿用服务启动时的浏览器模式（tabwright serve 默认无头，--headed 为有界面）`
             : undefined,
         sessionId: session.id,
       };
     } catch (err) {
       ctx.tasks.remove(id);
+      // "Profile in use by session X": name the task that holds it, in this door's terms.
+      if (
+        err instanceof TabwrightError &&
+        err.code === 'permission_denied' &&
+        err.details.profile !== undefined
+      ) {
+        const holder = ctx.tasks.all().find((t) => t.session?.id === err.details.session_id);
+        if (holder) {
+          throw new CommandFailure(
+            `start 失败：[ACTION_FAILED] profile ${profile} 正被任务 ${holder.id} 使用：先对 ${holder.id} 调用 close，或换一个 profile（${err.message}）`,
+            { errorCode: 'ACTION_FAILED', retryable: false, profile, heldByTask: holder.id },
+          );
+        }
+      }
       throw err;
     } finally {
       task.lock.release();

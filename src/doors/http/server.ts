@@ -22,6 +22,11 @@ export interface HttpServerOptions {
   skipNull?: boolean;
   /** How long a command waits for the previous command of its task; default 5000 ms (reference §6.1). */
   serializeWaitMs?: number;
+  /**
+   * The headless mode the engine was created with (EngineOptions.headless), so `start` can report
+   * what a task really gets; unknown when omitted.
+   */
+  engineHeadless?: boolean;
 }
 
 export interface HttpServer {
@@ -50,6 +55,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     startedAt: new Date(),
     skipNull: opts.skipNull ?? true,
     serializeWaitMs: opts.serializeWaitMs ?? SERIALIZE_WAIT_MS,
+    engineHeadless: opts.engineHeadless,
   };
 
   // Fastify's own logger stays off: stdout belongs to the CLI; our logs go to stderr via pino.
