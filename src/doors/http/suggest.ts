@@ -9,7 +9,6 @@ export function suggestMethods(requested: string, candidates: readonly string[],
   const scored: { name: string; score: number }[] = [];
   for (const name of candidates) {
     const cand = name.toLowerCase();
-    if (cand === req) continue;
     let score = levenshtein(req, cand);
     const reqRoot = afterFirstUnderscore(req);
     if (reqRoot !== null && reqRoot === afterFirstUnderscore(cand))
