@@ -14,7 +14,7 @@ export interface ServeOptions {
  */
 export async function runServe(opts: ServeOptions): Promise<void> {
   const engine = new Engine({ headless: !opts.headed });
-  const server = await startHttpServer(engine, { host: opts.host, port: opts.port });
+  const server = await startHttpServer(engine, { host: opts.host, port: opts.port, engineHeadless: !opts.headed });
   const example = `curl -s -X POST ${server.url}/playwright/command -H 'content-type: application/json' -d '{"method":"start"}'`;
   process.stdout.write(`tabwright serve listening on ${server.url}\n`);
   process.stdout.write(`health: curl -s ${server.url}/playwright/health\n`);
