@@ -63,6 +63,25 @@ export interface BackendContext {
   close(): Promise<void>;
 }
 
+/**
+ * One frame of a page (main frame or an iframe at any depth, same- or
+ * cross-origin). The handle lives as long as the frame; its id never changes.
+ */
+export interface BackendFrame {
+  /** Unique within the page for the frame's lifetime. */
+  readonly id: string;
+  readonly parentId: string | null;
+  url(): string;
+  isDetached(): boolean;
+  /** Runs a function in this frame; arguments and result must be JSON-serializable. */
+  evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A, timeoutMs: number): Promise<R>;
+  /**
+   * Runs fn(element, arg) in the parent frame on the iframe/frame element that
+   * hosts this frame. Resolves null for the main frame or when the host element is gone.
+   */
+  evaluateOnOwner<R, A>(fn: (el: unknown, arg: A) => R, arg: A, timeoutMs: number): Promise<R | null>;
+}
+
 export interface BackendPage {
   url(): string;
   title(timeoutMs: number): Promise<string>;
@@ -74,6 +93,8 @@ export interface BackendPage {
   screenshot(req: ScreenshotRequest): Promise<ScreenshotResult>;
   /** Runs a function in the page's main frame; arguments and result must be JSON-serializable. */
   evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A, timeoutMs: number): Promise<R>;
+  /** The main frame first, then every attached child frame in tree order. */
+  frames(): BackendFrame[];
   isClosed(): boolean;
   onClose(listener: () => void): void;
   /** The page that opened this one (window.open / target=_blank), if any. */

@@ -1,4 +1,5 @@
 import type { BackendPage, ScreenshotResult, WaitUntil } from '../backends/backend.js';
+import { evaluateOnRef, type SnapshotOptions, type SnapshotResult, takeSnapshot } from '../snapshot/index.js';
 import { Deadline, type OperationOptions } from './deadline.js';
 import { TabwrightError } from './errors.js';
 import { PageQueue } from './page-queue.js';
@@ -208,6 +209,21 @@ export class Page {
     opts?: OperationOptions,
   ): Promise<R> {
     return this.run(name, 'read', opts, (d) => this.backend.evaluate(fn, arg, Math.max(1, d.remaining())));
+  }
+
+  /** The page model, its agent text and elements (see src/snapshot/). */
+  async snapshot(options: SnapshotOptions = {}, opts?: OperationOptions): Promise<SnapshotResult> {
+    return this.run('page.snapshot', 'read', opts, (d) => takeSnapshot(this, options, d));
+  }
+
+  /** Runs fn(element, arg) on the element behind a snapshot ref; stale refs fail with element_not_found. */
+  async evaluateRef<R, A>(
+    ref: string,
+    fn: string | ((el: Element, arg: A) => R | Promise<R>),
+    arg: A,
+    opts?: OperationOptions,
+  ): Promise<R> {
+    return this.run('page.eval_ref', 'read', opts, (d) => evaluateOnRef(this, ref, fn, arg, d));
   }
 
   async bringToFront(opts?: OperationOptions): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { CLOSED_SHADOW_INIT } from '../../snapshot/injected/bundle.generated.js';
 import type { BackendBrowser, BackendContext, BackendPage } from '../backend.js';
 import { ChromiumPage } from './chromium-page.js';
 import { translatePlaywrightError } from './translate-error.js';
@@ -59,6 +60,8 @@ export class ChromiumBrowser implements BackendBrowser {
     if (!w) {
       w = new ChromiumContext(c, this);
       this.contexts.set(c, w);
+      // Lets the snapshot walker see closed shadow roots in documents created from now on.
+      void c.addInitScript({ content: CLOSED_SHADOW_INIT }).catch(() => {});
     }
     return w;
   }

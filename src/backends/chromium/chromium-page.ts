@@ -1,5 +1,6 @@
-import { type Page, errors as pwErrors } from 'playwright-core';
+import { type Frame, type Page, errors as pwErrors } from 'playwright-core';
 import type {
+  BackendFrame,
   BackendPage,
   NavigationResult,
   ScreenshotRequest,
@@ -27,7 +28,60 @@ export function imageSize(data: Buffer): { width: number; height: number } {
   return { width: 0, height: 0 };
 }
 
+export class ChromiumFrame implements BackendFrame {
+  constructor(
+    readonly pw: Frame,
+    readonly id: string,
+    readonly parentId: string | null,
+    private readonly browserAlive: () => boolean,
+  ) {}
+
+  url(): string {
+    return this.pw.url();
+  }
+
+  isDetached(): boolean {
+    return this.pw.isDetached();
+  }
+
+  async evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A, timeoutMs: number): Promise<R> {
+    try {
+      // biome-ignore lint/suspicious/noExplicitAny: playwright's evaluate generics do not accept a generic A.
+      return (await withTimeout(this.pw.evaluate(fn as any, arg), timeoutMs)) as R;
+    } catch (err) {
+      throw translatePlaywrightError(err, {
+        operation: 'page.eval',
+        timeoutMs,
+        browserAlive: this.browserAlive(),
+      });
+    }
+  }
+
+  async evaluateOnOwner<R, A>(fn: (el: unknown, arg: A) => R, arg: A, timeoutMs: number): Promise<R | null> {
+    if (!this.pw.parentFrame()) return null;
+    try {
+      const handle = await withTimeout(this.pw.frameElement(), timeoutMs);
+      try {
+        // biome-ignore lint/suspicious/noExplicitAny: see evaluate.
+        return (await withTimeout(handle.evaluate(fn as any, arg), timeoutMs)) as R;
+      } finally {
+        void handle.dispose().catch(() => {});
+      }
+    } catch (err) {
+      if (this.pw.isDetached()) return null;
+      throw translatePlaywrightError(err, {
+        operation: 'page.eval',
+        timeoutMs,
+        browserAlive: this.browserAlive(),
+      });
+    }
+  }
+}
+
 export class ChromiumPage implements BackendPage {
+  private readonly frameHandles = new WeakMap<Frame, ChromiumFrame>();
+  private frameSeq = 0;
+
   constructor(
     readonly pw: Page,
     private readonly browserAlive: () => boolean,
@@ -126,6 +180,20 @@ export class ChromiumPage implements BackendPage {
     }
   }
 
+  frames(): BackendFrame[] {
+    const out: BackendFrame[] = [];
+    const visit = (f: Frame, parent: ChromiumFrame | null) => {
+      let h = this.frameHandles.get(f);
+      if (!h) {
+        h = new ChromiumFrame(f, `f${this.frameSeq++}`, parent?.id ?? null, this.browserAlive);
+        this.frameHandles.set(f, h);
+      }
+      out.push(h);
+      for (const c of f.childFrames()) visit(c, h);
+    };
+    visit(this.pw.mainFrame(), null);
+    return out;
+  }
   isClosed(): boolean {
     return this.pw.isClosed();
   }

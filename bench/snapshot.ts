@@ -1,0 +1,275 @@
+/**
+ * Snapshot benchmark: every page of ../shared/corpus/pages, served from
+ * 127.0.0.1 (requests leaving 127.0.0.1 are blocked), in one Chromium. For
+ * each page, tabwright's snapshot (engine call → model + agent text) is timed
+ * beside Playwright's page.ariaSnapshot({ mode: 'ai' }) on the same page.
+ *
+ * Prints per page and in total: size ratio, latency ratios (median, p95),
+ * interactive recall, text recall, and a fidelity report versus Chromium's own
+ * accessibility tree (CDP Accessibility.getFullAXTree).
+ *
+ * Usage: npm run bench:snapshot [-- --iterations 5] [-- --filter name] [-- --json out.json]
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page as PwPage } from 'playwright-core';
+import type { ChromiumPage } from '../src/backends/chromium/chromium-page.js';
+import { Engine } from '../src/index.js';
+import { CORPUS_ROOT, startFixtureServer } from '../test/helpers/fixture-server.js';
+
+const INTERACTIVE = new Set([
+  'link',
+  'button',
+  'textbox',
+  'searchbox',
+  'checkbox',
+  'radio',
+  'combobox',
+  'listbox',
+  'option',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'tab',
+  'switch',
+  'slider',
+  'spinbutton',
+  'treeitem',
+]);
+
+const args = process.argv.slice(2);
+const arg = (k: string, d?: string) => {
+  const i = args.indexOf(k);
+  return i >= 0 ? args[i + 1] : d;
+};
+const iterations = Number(arg('--iterations', '5'));
+const filter = arg('--filter');
+const jsonOut = arg('--json');
+const verbose = args.includes('--verbose');
+
+const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+function p95(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]!;
+}
+
+/** Playwright's ref-bearing nodes with an interactive role: role + name. */
+function playwrightInteractive(yaml: string): { role: string; name: string; ref: string }[] {
+  const out: { role: string; name: string; ref: string }[] = [];
+  for (const raw of yaml.split('\n')) {
+    let line = raw.trim();
+    if (!line.startsWith('- ')) continue;
+    line = line.slice(2);
+    if (line.endsWith(':')) line = line.slice(0, -1);
+    if (line.startsWith("'") && line.endsWith("'")) line = line.slice(1, -1).replace(/''/g, "'");
+    else if (line.startsWith('"') && line.endsWith('"')) {
+      try {
+        line = JSON.parse(line);
+      } catch {}
+    }
+    const m = /^([a-z]+)(?: "((?:[^"\\]|\\.)*)")?(.*)$/.exec(line);
+    if (!m) continue;
+    const ref = /\[ref=([a-z0-9]+)\]/.exec(m[3] ?? '');
+    if (!ref || !INTERACTIVE.has(m[1]!)) continue;
+    let name = m[2] ?? '';
+    try {
+      name = JSON.parse(`"${name}"`);
+    } catch {}
+    out.push({ role: m[1]!, name: norm(name), ref: ref[1]! });
+  }
+  return out;
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+function words(s: string): Set<string> {
+  return new Set((s.match(WORD) ?? []).map((w) => w.toLowerCase()));
+}
+
+interface PageRow {
+  page: string;
+  oursChars: number;
+  theirsChars: number;
+  oursMs: number[];
+  theirsMs: number[];
+  interactive: number;
+  interactiveHit: number;
+  misses: string[];
+  textWords: number;
+  textHit: number;
+  textMisses: string[];
+  fidelityTotal: number;
+  fidelityAgree: number;
+  fidelityDiffs: string[];
+}
+
+async function fidelity(
+  pw: PwPage,
+  page: import('../src/index.js').Page,
+  elements: { element_ref: string; role: string; name: string; actionable: boolean }[],
+) {
+  const cdp = await pw.context().newCDPSession(pw);
+  const checked = elements.filter((e) => e.actionable && INTERACTIVE.has(e.role));
+  // Tag our elements so CDP can find them (after all measurements).
+  for (const e of checked) {
+    await page
+      .evaluateRef(e.element_ref, '(el, ref) => el.setAttribute("data-tw-ref", ref)', e.element_ref)
+      .catch(() => {});
+  }
+  const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as {
+    nodes: {
+      backendDOMNodeId?: number;
+      role?: { value: string };
+      name?: { value: string };
+      ignored?: boolean;
+    }[];
+  };
+  const ax = new Map<number, { role: string; name: string }>();
+  for (const n of nodes)
+    if (n.backendDOMNodeId && !n.ignored)
+      ax.set(n.backendDOMNodeId, { role: n.role?.value ?? '', name: norm(n.name?.value ?? '') });
+  const doc = (await cdp.send('DOM.getDocument', { depth: 0 })) as { root: { nodeId: number } };
+  const { nodeIds } = (await cdp.send('DOM.querySelectorAll', {
+    nodeId: doc.root.nodeId,
+    selector: '[data-tw-ref]',
+  })) as { nodeIds: number[] };
+  const byRef = new Map<string, number>();
+  for (const id of nodeIds) {
+    const { node } = (await cdp.send('DOM.describeNode', { nodeId: id })) as {
+      node: { backendNodeId: number; attributes?: string[] };
+    };
+    const attrs = node.attributes ?? [];
+    const i = attrs.indexOf('data-tw-ref');
+    if (i >= 0) byRef.set(attrs[i + 1]!, node.backendNodeId);
+  }
+  let total = 0;
+  let agree = 0;
+  const diffs: string[] = [];
+  for (const e of checked) {
+    const b = byRef.get(e.element_ref);
+    const a = b !== undefined ? ax.get(b) : undefined;
+    if (!a) continue; // not in Chromium's tree (e.g. inside a shadow root or ignored)
+    total++;
+    if (a.role === e.role && a.name === norm(e.name)) agree++;
+    else diffs.push(`ours ${e.role} "${e.name}" vs chromium ${a.role} "${a.name}"`);
+  }
+  await cdp.detach().catch(() => {});
+  return { total, agree, diffs };
+}
+
+async function main() {
+  const server = await startFixtureServer();
+  const home = mkdtempSync(join(tmpdir(), 'tabwright-bench-'));
+  const engine = new Engine({ home });
+  const session = await engine.startSession();
+  const page = session.page();
+  const pw = (page.backend as ChromiumPage).pw;
+  await pw.route('**/*', (route) => {
+    const u = new URL(route.request().url());
+    if (u.hostname === '127.0.0.1' || u.protocol === 'data:' || u.protocol === 'blob:')
+      return route.continue();
+    return route.abort('blockedbyclient');
+  });
+
+  const dir = join(CORPUS_ROOT, 'pages');
+  const names = readdirSync(dir)
+    .filter((n) => existsSync(join(dir, n, 'index.html')))
+    .filter((n) => !filter || n.includes(filter))
+    .sort();
+  const rows: PageRow[] = [];
+  for (const name of names) {
+    await page.open(`${server.url}/corpus/pages/${name}/index.html`, 'load', { timeoutMs: 30_000 });
+    // Warm-up (installs our script; lets Playwright inject its own).
+    await page.snapshot({});
+    await pw.ariaSnapshot({ mode: 'ai' });
+    const oursMs: number[] = [];
+    const theirsMs: number[] = [];
+    let ours = await page.snapshot({});
+    let theirs = '';
+    for (let i = 0; i < iterations; i++) {
+      let t = performance.now();
+      ours = await page.snapshot({});
+      oursMs.push(performance.now() - t);
+      t = performance.now();
+      theirs = await pw.ariaSnapshot({ mode: 'ai' });
+      theirsMs.push(performance.now() - t);
+    }
+    const pwNodes = playwrightInteractive(theirs);
+    const ourSet = new Set(ours.elements.map((e) => `${e.role}\u0000${norm(e.name)}`));
+    const misses = pwNodes
+      .filter((n) => !ourSet.has(`${n.role}\u0000${n.name}`))
+      .map((n) => `${n.role} "${n.name}"`);
+    const inner = await pw.evaluate(() => document.body?.innerText ?? '');
+    const innerWords = words(inner);
+    const ourWords = words(ours.text);
+    const textMisses = [...innerWords].filter((w) => !ourWords.has(w));
+    const fid = await fidelity(pw, page, ours.elements);
+    const row: PageRow = {
+      page: name,
+      oursChars: ours.text.length,
+      theirsChars: theirs.length,
+      oursMs,
+      theirsMs,
+      interactive: pwNodes.length,
+      interactiveHit: pwNodes.length - misses.length,
+      misses,
+      textWords: innerWords.size,
+      textHit: innerWords.size - textMisses.length,
+      textMisses,
+      fidelityTotal: fid.total,
+      fidelityAgree: fid.agree,
+      fidelityDiffs: fid.diffs,
+    };
+    rows.push(row);
+    const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(1) : '100.0');
+    console.log(
+      `${name.padEnd(40)} size ${(row.oursChars / row.theirsChars).toFixed(2)} (${row.oursChars}/${row.theirsChars})  ` +
+        `lat ${(median(oursMs) / median(theirsMs)).toFixed(2)} (${median(oursMs).toFixed(1)}/${median(theirsMs).toFixed(1)} ms)  ` +
+        `irecall ${pct(row.interactiveHit, row.interactive)}%  trecall ${pct(row.textHit, row.textWords)}%  ` +
+        `fidelity ${pct(row.fidelityAgree, row.fidelityTotal)}%`,
+    );
+    if (verbose) {
+      if (misses.length) console.log(`   interactive misses: ${misses.slice(0, 10).join('; ')}`);
+      if (textMisses.length) console.log(`   text misses: ${textMisses.slice(0, 20).join(' ')}`);
+      if (fid.diffs.length) console.log(`   fidelity: ${fid.diffs.slice(0, 10).join('; ')}`);
+    }
+  }
+  const sum = (f: (r: PageRow) => number) => rows.reduce((s, r) => s + f(r), 0);
+  const allOurs = rows.flatMap((r) => r.oursMs);
+  const allTheirs = rows.flatMap((r) => r.theirsMs);
+  const total = {
+    pages: rows.length,
+    size_ratio: sum((r) => r.oursChars) / sum((r) => r.theirsChars),
+    ours_chars: sum((r) => r.oursChars),
+    theirs_chars: sum((r) => r.theirsChars),
+    median_ms: {
+      ours: median(allOurs),
+      theirs: median(allTheirs),
+      ratio: median(allOurs) / median(allTheirs),
+    },
+    p95_ms: { ours: p95(allOurs), theirs: p95(allTheirs), ratio: p95(allOurs) / p95(allTheirs) },
+    interactive_recall: sum((r) => r.interactiveHit) / sum((r) => r.interactive),
+    interactive_total: sum((r) => r.interactive),
+    text_recall: sum((r) => r.textHit) / sum((r) => r.textWords),
+    text_words: sum((r) => r.textWords),
+    fidelity: sum((r) => r.fidelityAgree) / sum((r) => r.fidelityTotal),
+    fidelity_total: sum((r) => r.fidelityTotal),
+  };
+  console.log('\nTOTAL', JSON.stringify(total, null, 2));
+  const allMisses = rows.flatMap((r) => r.misses.map((m) => `${r.page}: ${m}`));
+  const allFid = rows.flatMap((r) => r.fidelityDiffs.map((m) => `${r.page}: ${m}`));
+  console.log(`\ninteractive misses (${allMisses.length}):\n  ${allMisses.slice(0, 60).join('\n  ')}`);
+  console.log(`\nfidelity disagreements (${allFid.length}):\n  ${allFid.slice(0, 60).join('\n  ')}`);
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ total, rows }, null, 2));
+  await engine.close();
+  await server.close();
+  rmSync(home, { recursive: true, force: true });
+}
+
+await main();

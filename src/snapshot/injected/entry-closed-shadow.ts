@@ -1,0 +1,4 @@
+// Bundle entry for the init script (runs once per document, before page scripts).
+import { installClosedShadowRecorder } from './closed-shadow.js';
+
+installClosedShadowRecorder();

@@ -1,0 +1,1369 @@
+/**
+ * The in-page half of the snapshot engine. Bundled by scripts/build-injected.mjs
+ * into a self-contained string (bundle.generated.ts) and installed once per
+ * document as globalThis[Symbol.for('tabwright.snapshot')].
+ *
+ * It walks the flat tree (open and closed shadow roots, slots, aria-owns),
+ * computes roles, accessible names, live values and states, redacts secrets,
+ * collapses generic wrappers and hands back a compact tree. Elements are
+ * identified by per-document local ids kept in a WeakMap, never by position.
+ */
+import type { PageCall, RawElement, RawStates, WalkError, WalkOptions, WalkResult } from './types.js';
+
+type Out = (RawElement | string)[];
+
+const SKIP_TAGS = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'head',
+  'meta',
+  'link',
+  'title',
+  'base',
+  'datalist',
+  'param',
+  'source',
+  'track',
+]);
+
+export const INTERACTIVE_ROLES = new Set([
+  'link',
+  'button',
+  'textbox',
+  'searchbox',
+  'checkbox',
+  'radio',
+  'combobox',
+  'listbox',
+  'option',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'tab',
+  'switch',
+  'slider',
+  'spinbutton',
+  'treeitem',
+]);
+
+const NAME_FROM_CONTENT = new Set([
+  'button',
+  'cell',
+  'checkbox',
+  'columnheader',
+  'gridcell',
+  'heading',
+  'link',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'option',
+  'radio',
+  'rowheader',
+  'switch',
+  'tab',
+  'tooltip',
+  'treeitem',
+  'legend',
+  'caption',
+  'code',
+  'term',
+]);
+
+/** Roles whose children add nothing once the name is known (when no interactive descendant). */
+const LEAF_ROLES = new Set([
+  'button',
+  'link',
+  'checkbox',
+  'radio',
+  'switch',
+  'tab',
+  'option',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
+  'heading',
+  'img',
+  'textbox',
+  'searchbox',
+  'spinbutton',
+  'slider',
+  'progressbar',
+  'meter',
+  'separator',
+]);
+
+const VALID_ROLES = new Set([
+  ...INTERACTIVE_ROLES,
+  'alert',
+  'alertdialog',
+  'application',
+  'article',
+  'banner',
+  'blockquote',
+  'caption',
+  'cell',
+  'code',
+  'columnheader',
+  'complementary',
+  'contentinfo',
+  'definition',
+  'deletion',
+  'dialog',
+  'directory',
+  'document',
+  'emphasis',
+  'feed',
+  'figure',
+  'form',
+  'generic',
+  'grid',
+  'gridcell',
+  'group',
+  'heading',
+  'img',
+  'image',
+  'insertion',
+  'list',
+  'listitem',
+  'log',
+  'main',
+  'mark',
+  'marquee',
+  'math',
+  'menu',
+  'menubar',
+  'meter',
+  'navigation',
+  'none',
+  'note',
+  'paragraph',
+  'presentation',
+  'progressbar',
+  'radiogroup',
+  'region',
+  'row',
+  'rowgroup',
+  'rowheader',
+  'scrollbar',
+  'search',
+  'separator',
+  'status',
+  'strong',
+  'subscript',
+  'superscript',
+  'table',
+  'tablist',
+  'tabpanel',
+  'term',
+  'time',
+  'timer',
+  'toolbar',
+  'tooltip',
+  'tree',
+  'treegrid',
+]);
+
+/** Roles that are only wrappers for the agent: their children are hoisted. */
+const COLLAPSE_ROLES = new Set([
+  'generic',
+  'none',
+  'presentation',
+  'rowgroup',
+  'strong',
+  'emphasis',
+  'subscript',
+  'superscript',
+  'mark',
+  'time',
+  'deletion',
+  'insertion',
+  'code',
+  'term',
+  'definition',
+  'caption',
+  'legend',
+  'image',
+]);
+
+const INPUT_ROLE: Record<string, string> = {
+  button: 'button',
+  submit: 'button',
+  reset: 'button',
+  image: 'button',
+  checkbox: 'checkbox',
+  radio: 'radio',
+  range: 'slider',
+  number: 'spinbutton',
+  search: 'searchbox',
+  email: 'textbox',
+  tel: 'textbox',
+  text: 'textbox',
+  url: 'textbox',
+  password: 'textbox',
+  date: 'textbox',
+  'datetime-local': 'textbox',
+  month: 'textbox',
+  week: 'textbox',
+  time: 'textbox',
+  color: 'button',
+  file: 'button',
+};
+
+const ATTR_WHITELIST = [
+  'title',
+  'type',
+  'name',
+  'role',
+  'placeholder',
+  'data-date-format',
+  'alt',
+  'aria-label',
+  'aria-expanded',
+  'data-state',
+  'aria-checked',
+];
+
+const REDACTED = '[redacted]';
+const SECRET_AUTOCOMPLETE = /(^|\s)(current-password|new-password|one-time-code|cc-[a-z-]+)(\s|$)/i;
+
+// ---------------------------------------------------------------- identity
+
+const ids = new WeakMap<Element, number>();
+const byId = new Map<number, WeakRef<Element>>();
+let nextId = 1;
+const docId = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+
+function idOf(el: Element): number {
+  let id = ids.get(el);
+  if (id === undefined) {
+    id = nextId++;
+    ids.set(el, id);
+    byId.set(id, new WeakRef(el));
+  }
+  return id;
+}
+
+function elementById(doc: string, id: number): Element | null {
+  if (doc !== docId) return null;
+  const el = byId.get(id)?.deref();
+  if (!el?.isConnected) return null;
+  return el;
+}
+
+// ---------------------------------------------------------------- shadow roots
+
+/** Closed roots recorded by the init script (see closed-shadow.ts), if installed. */
+function closedRootOf(el: Element): ShadowRoot | null {
+  const reg = (globalThis as unknown as Record<symbol, ((e: Element) => ShadowRoot | undefined) | undefined>)[
+    Symbol.for('tabwright.closedShadowRoot')
+  ];
+  if (typeof reg !== 'function') return null;
+  try {
+    return reg(el) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function shadowOf(el: Element): ShadowRoot | null {
+  return el.shadowRoot ?? closedRootOf(el);
+}
+
+/** Children in the flat tree: shadow root content, slot assignments, light children otherwise. */
+function flatChildren(node: Element | ShadowRoot | Document): NodeListOf<ChildNode> | Node[] {
+  if (node instanceof Element) {
+    if (node.localName === 'slot') {
+      const assigned = (node as HTMLSlotElement).assignedNodes();
+      if (assigned.length) return assigned;
+    }
+    const root = shadowOf(node);
+    if (root) return root.childNodes;
+  }
+  return node.childNodes;
+}
+
+// ---------------------------------------------------------------- roles
+
+function hasExplicitName(el: Element): boolean {
+  return !!(el.getAttribute('aria-label')?.trim() || el.getAttribute('aria-labelledby')?.trim());
+}
+
+function insideSectioning(el: Element): boolean {
+  for (let p = parentElement(el); p; p = parentElement(p)) {
+    const t = p.localName;
+    if (t === 'article' || t === 'aside' || t === 'main' || t === 'nav' || t === 'section') return true;
+    const r = p.getAttribute('role');
+    if (r === 'article' || r === 'complementary' || r === 'main' || r === 'navigation' || r === 'region')
+      return true;
+  }
+  return false;
+}
+
+function parentElement(el: Element): Element | null {
+  if (el.parentElement) return el.parentElement;
+  const root = el.parentNode;
+  return root instanceof ShadowRoot ? root.host : null;
+}
+
+function focusable(el: Element): boolean {
+  const ti = el.getAttribute('tabindex');
+  return ti !== null && ti !== '' && Number(ti) >= 0;
+}
+
+function implicitRole(el: Element): string {
+  const tag = el.localName;
+  switch (tag) {
+    case 'a':
+    case 'area':
+      return el.hasAttribute('href') ? 'link' : 'generic';
+    case 'button':
+      return 'button';
+    case 'input': {
+      const type = ((el as HTMLInputElement).type || 'text').toLowerCase();
+      if (type === 'hidden') return 'none';
+      if (
+        (type === 'text' || type === 'search' || type === 'email' || type === 'tel' || type === 'url') &&
+        el.hasAttribute('list')
+      )
+        return 'combobox';
+      return INPUT_ROLE[type] ?? 'textbox';
+    }
+    case 'textarea':
+      return 'textbox';
+    case 'select': {
+      const s = el as HTMLSelectElement;
+      return s.multiple || s.size > 1 ? 'listbox' : 'combobox';
+    }
+    case 'option':
+      return 'option';
+    case 'h1':
+    case 'h2':
+    case 'h3':
+    case 'h4':
+    case 'h5':
+    case 'h6':
+      return 'heading';
+    case 'img':
+      return el.getAttribute('alt') === '' && !el.getAttribute('title') ? 'presentation' : 'img';
+    case 'svg':
+      return 'img';
+    case 'ul':
+    case 'ol':
+    case 'menu':
+      return 'list';
+    case 'li':
+      return 'listitem';
+    case 'dl':
+      return 'list';
+    case 'dt':
+      return 'term';
+    case 'dd':
+      return 'definition';
+    case 'table':
+      return 'table';
+    case 'thead':
+    case 'tbody':
+    case 'tfoot':
+      return 'rowgroup';
+    case 'tr':
+      return 'row';
+    case 'td': {
+      const table = el.closest('table');
+      const r = table?.getAttribute('role');
+      return r === 'grid' || r === 'treegrid' ? 'gridcell' : 'cell';
+    }
+    case 'th': {
+      const scope = el.getAttribute('scope');
+      if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
+      if (scope === 'col' || scope === 'colgroup') return 'columnheader';
+      // A th in a row that has td cells and sits first is a row header.
+      const row = el.parentElement;
+      if (row && el === row.firstElementChild && row.querySelector(':scope > td')) return 'rowheader';
+      return 'columnheader';
+    }
+    case 'caption':
+      return 'caption';
+    case 'nav':
+      return 'navigation';
+    case 'main':
+      return 'main';
+    case 'aside':
+      return 'complementary';
+    case 'header':
+      return insideSectioning(el) ? 'generic' : 'banner';
+    case 'footer':
+      return insideSectioning(el) ? 'generic' : 'contentinfo';
+    case 'section':
+      return hasExplicitName(el) ? 'region' : 'generic';
+    case 'article':
+      return 'article';
+    case 'form':
+      return 'form';
+    case 'search':
+      return 'search';
+    case 'dialog':
+      return 'dialog';
+    case 'p':
+      return 'paragraph';
+    case 'blockquote':
+      return 'blockquote';
+    case 'figure':
+      return 'figure';
+    case 'hr':
+      return 'separator';
+    case 'fieldset':
+    case 'details':
+    case 'optgroup':
+      return 'group';
+    case 'summary':
+      return 'button';
+    case 'progress':
+      return 'progressbar';
+    case 'meter':
+      return 'meter';
+    case 'output':
+      return 'status';
+    case 'iframe':
+    case 'frame':
+      return 'iframe';
+    case 'math':
+      return 'math';
+    case 'code':
+      return 'code';
+    case 'strong':
+    case 'b':
+      return 'strong';
+    case 'em':
+    case 'i':
+      return 'emphasis';
+    default:
+      return 'generic';
+  }
+}
+
+function roleOf(el: Element): string {
+  const explicit = el.getAttribute('role');
+  if (explicit) {
+    for (const token of explicit.trim().toLowerCase().split(/\s+/)) {
+      if (!VALID_ROLES.has(token)) continue;
+      // presentation/none is ignored on focusable elements (conflict resolution).
+      if ((token === 'none' || token === 'presentation') && (focusable(el) || isNativeInteractive(el))) break;
+      return token;
+    }
+  }
+  if (el.getAttribute('contenteditable') !== null && (el as HTMLElement).isContentEditable) {
+    const parent = parentElement(el);
+    if (!parent || !(parent as HTMLElement).isContentEditable) return 'textbox';
+  }
+  return implicitRole(el);
+}
+
+function isNativeInteractive(el: Element): boolean {
+  const t = el.localName;
+  return (
+    t === 'button' ||
+    t === 'input' ||
+    t === 'select' ||
+    t === 'textarea' ||
+    (t === 'a' && el.hasAttribute('href'))
+  );
+}
+
+// ---------------------------------------------------------------- secrets and values
+
+function isSecret(el: Element): boolean {
+  const t = el.localName;
+  if (t !== 'input' && t !== 'textarea' && t !== 'select') return false;
+  if (t === 'input' && ((el as HTMLInputElement).type || '').toLowerCase() === 'password') return true;
+  const ac = el.getAttribute('autocomplete');
+  return !!ac && SECRET_AUTOCOMPLETE.test(ac);
+}
+
+function selectedText(el: HTMLSelectElement): string {
+  const out: string[] = [];
+  for (const o of Array.from(el.selectedOptions)) out.push(norm(o.label || o.text));
+  return out.join(', ');
+}
+
+/** The live value (DOM property, not attribute), redacted for secret fields. */
+function liveValue(el: Element, role: string): string | undefined {
+  const t = el.localName;
+  let v: string | undefined;
+  if (t === 'input') {
+    const input = el as HTMLInputElement;
+    const type = (input.type || 'text').toLowerCase();
+    if (type === 'checkbox' || type === 'radio' || INPUT_ROLE[type] === 'button') return undefined;
+    if (type === 'file') {
+      v = Array.from(input.files ?? [])
+        .map((f) => f.name)
+        .join(', ');
+    } else v = input.value;
+  } else if (t === 'textarea') v = (el as HTMLTextAreaElement).value;
+  else if (t === 'select') v = selectedText(el as HTMLSelectElement);
+  else if (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter') {
+    v = el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow') ?? undefined;
+    if (v === undefined && (t === 'progress' || t === 'meter')) v = String((el as HTMLProgressElement).value);
+  } else if (role === 'combobox' || role === 'textbox' || role === 'searchbox') {
+    if ((el as HTMLElement).isContentEditable) return undefined;
+  }
+  if (v === undefined) return undefined;
+  if (isSecret(el) && v !== '') return REDACTED;
+  return v;
+}
+
+// ---------------------------------------------------------------- text and names
+
+function norm(s: string): string {
+  return s.replace(/[\s\u200b]+/g, ' ').trim();
+}
+
+const styleCache = new Map<Element, CSSStyleDeclaration>();
+function styleOf(el: Element): CSSStyleDeclaration {
+  let s = styleCache.get(el);
+  if (!s) {
+    s = getComputedStyle(el);
+    styleCache.set(el, s);
+  }
+  return s;
+}
+
+function pseudoText(el: Element, which: '::before' | '::after'): string {
+  const content = getComputedStyle(el, which).content;
+  if (!content || content === 'none' || content === 'normal') return '';
+  // Only quoted strings carry text; counters, attr() and url() are left out.
+  const parts = content.match(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g);
+  if (!parts) return '';
+  return parts
+    .map((p) =>
+      p
+        .slice(1, -1)
+        .replace(/\\([0-9a-fA-F]{1,6})\s?/g, (_, h) => String.fromCodePoint(Number.parseInt(h, 16)))
+        .replace(/\\(.)/g, '$1'),
+    )
+    .join('');
+}
+
+/**
+ * Elements that may have ::before/::after text: those matched by a stylesheet
+ * rule with a ::before/::after selector and a string (or variable) content.
+ * null when a stylesheet cannot be read (cross-origin): then every element is checked.
+ */
+let pseudoSet: Set<Element> | null = null;
+
+function collectPseudoSelectors(rules: CSSRuleList, out: string[]): boolean {
+  for (const rule of Array.from(rules)) {
+    if (rule instanceof CSSStyleRule) {
+      if ((rule as CSSStyleRule & { cssRules?: CSSRuleList }).cssRules?.length) return false; // nested CSS
+      const sel = rule.selectorText;
+      if (!/::?(before|after)/i.test(sel)) continue;
+      const content = rule.style.getPropertyValue('content');
+      if (!content || !/["']|var\(|attr\(/.test(content)) continue;
+      for (const part of sel.split(',')) {
+        if (!/::?(before|after)/i.test(part)) continue;
+        const base = part.replace(/::?(before|after)/gi, '').trim();
+        out.push(base === '' || /[>+~]$/.test(base) ? `${base}*` : base);
+      }
+    } else if (rule instanceof CSSImportRule) {
+      const sheet = rule.styleSheet;
+      if (!sheet) continue;
+      if (!collectPseudoSelectors(sheet.cssRules, out)) return false;
+    } else if ('cssRules' in rule) {
+      if (!collectPseudoSelectors((rule as CSSGroupingRule).cssRules, out)) return false;
+    }
+  }
+  return true;
+}
+
+function computePseudoSet(): Set<Element> | null {
+  const sels: string[] = [];
+  try {
+    for (const sheet of Array.from(document.styleSheets)) {
+      if (!collectPseudoSelectors(sheet.cssRules, sels)) return null;
+    }
+    for (const sheet of Array.from(document.adoptedStyleSheets ?? [])) {
+      if (!collectPseudoSelectors(sheet.cssRules, sels)) return null;
+    }
+  } catch {
+    return null;
+  }
+  const set = new Set<Element>();
+  if (!sels.length) return set;
+  const add = (sel: string) => {
+    for (const el of Array.from(document.querySelectorAll(sel))) set.add(el);
+  };
+  try {
+    add(sels.join(','));
+  } catch {
+    for (const sel of sels) {
+      try {
+        add(sel);
+      } catch {
+        return null;
+      }
+    }
+  }
+  return set;
+}
+
+const INLINE_DISPLAY = /^(inline|contents|ruby)/;
+
+function isBlock(style: CSSStyleDeclaration): boolean {
+  return !INLINE_DISPLAY.test(style.display);
+}
+
+/** Text of a subtree for name-from-content (accname 2F, approximated). */
+function contentText(root: Element, visited: Set<Element>, fromLabel: boolean): string {
+  const parts: string[] = [];
+  const visit = (node: Node) => {
+    if (node.nodeType === 3) {
+      parts.push(node.nodeValue ?? '');
+      return;
+    }
+    if (!(node instanceof Element)) {
+      for (const c of Array.from(flatChildren(node as ShadowRoot))) visit(c);
+      return;
+    }
+    const el = node;
+    if (visited.has(el)) return;
+    visited.add(el);
+    const tag = el.localName;
+    if (SKIP_TAGS.has(tag)) return;
+    const style = styleOf(el);
+    if (style.display === 'none') return;
+    if (el !== root) {
+      if (style.visibility !== 'visible' && !hasVisibleChild(el)) return;
+      if (el.getAttribute('aria-hidden') === 'true') return;
+    }
+    const block = isBlock(style);
+    if (block) parts.push(' ');
+    if (el !== root) {
+      const label = el.getAttribute('aria-label')?.trim();
+      if (label) {
+        parts.push(label, block ? ' ' : '');
+        return;
+      }
+      const role = roleOf(el);
+      // Embedded controls contribute their value.
+      if (role === 'textbox' || role === 'searchbox') {
+        if ((el as HTMLElement).isContentEditable) {
+          /* fall through to content */
+        } else {
+          parts.push(fromLabel ? (liveValue(el, role) ?? '') : (liveValue(el, role) ?? ''));
+          if (block) parts.push(' ');
+          return;
+        }
+      }
+      if (role === 'combobox' || role === 'listbox') {
+        parts.push(liveValue(el, role) ?? '');
+        return;
+      }
+      if (role === 'slider' || role === 'spinbutton') {
+        parts.push(liveValue(el, role) ?? '');
+        return;
+      }
+    }
+    if (tag === 'img' || tag === 'area' || (tag === 'input' && (el as HTMLInputElement).type === 'image')) {
+      parts.push(el.getAttribute('alt') ?? el.getAttribute('title') ?? '');
+      return;
+    }
+    if (tag === 'svg') {
+      const t = el.querySelector(':scope > title');
+      if (t) parts.push(t.textContent ?? '');
+      return;
+    }
+    if (tag === 'input') {
+      const type = (el as HTMLInputElement).type;
+      if (INPUT_ROLE[type] === 'button' && type !== 'file') parts.push((el as HTMLInputElement).value);
+      return;
+    }
+    if (tag === 'br') {
+      parts.push(' ');
+      return;
+    }
+    const pseudo = pseudoSet === null || pseudoSet.has(el) || el.getRootNode() !== document;
+    if (pseudo) parts.push(pseudoText(el, '::before'));
+    for (const c of Array.from(flatChildren(el))) visit(c);
+    if (pseudo) parts.push(pseudoText(el, '::after'));
+    if (block) parts.push(' ');
+  };
+  visit(root);
+  return norm(parts.join(''));
+}
+
+function hasVisibleChild(el: Element): boolean {
+  for (const c of Array.from(el.children)) {
+    if (styleOf(c).visibility === 'visible') return true;
+    if (hasVisibleChild(c)) return true;
+  }
+  return false;
+}
+
+function textOfIds(el: Element, attr: string): string | undefined {
+  const v = el.getAttribute(attr);
+  if (!v) return undefined;
+  const root = el.getRootNode() as Document | ShadowRoot;
+  const out: string[] = [];
+  for (const id of v.trim().split(/\s+/)) {
+    const ref = root.getElementById?.(id) ?? document.getElementById(id);
+    if (!ref) continue;
+    const label = ref.getAttribute('aria-label')?.trim();
+    out.push(label || contentTextHidden(ref));
+  }
+  const s = norm(out.join(' '));
+  return s || undefined;
+}
+
+/** aria-labelledby targets count even when hidden. */
+function contentTextHidden(el: Element): string {
+  const style = styleOf(el);
+  if (style.display === 'none' || style.visibility !== 'visible') return norm(el.textContent ?? '');
+  return contentText(el, new Set(), false);
+}
+
+function labelsText(el: Element): string | undefined {
+  const labels = (el as HTMLInputElement).labels;
+  if (!labels || labels.length === 0) return undefined;
+  const out: string[] = [];
+  for (const l of Array.from(labels)) {
+    const visited = new Set<Element>([el]);
+    out.push(contentText(l, visited, true));
+  }
+  const s = norm(out.join(' '));
+  return s || undefined;
+}
+
+function accName(el: Element, role: string): string {
+  const byIds = textOfIds(el, 'aria-labelledby');
+  if (byIds) return byIds;
+  const label = el.getAttribute('aria-label');
+  if (label?.trim()) return norm(label);
+  const tag = el.localName;
+  if (tag === 'input') {
+    const input = el as HTMLInputElement;
+    const type = (input.type || 'text').toLowerCase();
+    if (type === 'submit' || type === 'reset' || type === 'button') {
+      const v = input.getAttribute('value');
+      if (v !== null && norm(v)) return norm(v);
+      if (type === 'submit') return 'Submit';
+      if (type === 'reset') return 'Reset';
+      return labelsText(el) ?? norm(el.getAttribute('title') ?? '');
+    }
+    if (type === 'image')
+      return norm(el.getAttribute('alt') ?? el.getAttribute('value') ?? el.getAttribute('title') ?? 'Submit');
+    const l = labelsText(el);
+    if (l) return l;
+    const title = el.getAttribute('title');
+    if (title?.trim()) return norm(title);
+    return norm(el.getAttribute('placeholder') ?? '');
+  }
+  if (tag === 'textarea' || tag === 'select' || tag === 'meter' || tag === 'progress' || tag === 'output') {
+    const l = labelsText(el);
+    if (l) return l;
+    const title = el.getAttribute('title');
+    if (title?.trim()) return norm(title);
+    return norm(el.getAttribute('placeholder') ?? '');
+  }
+  if (tag === 'img' || tag === 'area') {
+    const alt = el.getAttribute('alt');
+    if (alt?.trim()) return norm(alt);
+    return norm(el.getAttribute('title') ?? '');
+  }
+  if (tag === 'svg') {
+    const t = el.querySelector(':scope > title');
+    if (t?.textContent?.trim()) return norm(t.textContent);
+  }
+  if (tag === 'fieldset') {
+    const legend = el.querySelector(':scope > legend');
+    if (legend) return contentText(legend, new Set(), false);
+  }
+  if (tag === 'table') {
+    const cap = (el as HTMLTableElement).caption;
+    if (cap) return contentText(cap, new Set(), false);
+  }
+  if (tag === 'figure') {
+    const cap = el.querySelector(':scope > figcaption');
+    if (cap) return contentText(cap, new Set(), false);
+  }
+  if (NAME_FROM_CONTENT.has(role)) {
+    const t = contentText(el, new Set(), false);
+    if (t) return t;
+  }
+  const title = el.getAttribute('title');
+  if (title?.trim()) return norm(title);
+  if (role === 'textbox' || role === 'searchbox') {
+    const ph = el.getAttribute('placeholder') ?? el.getAttribute('aria-placeholder');
+    if (ph) return norm(ph);
+  }
+  return '';
+}
+
+// ---------------------------------------------------------------- states
+
+function ariaBool(el: Element, attr: string): boolean | 'mixed' | undefined {
+  const v = el.getAttribute(attr);
+  if (v === null) return undefined;
+  if (v === 'mixed') return 'mixed';
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  return undefined;
+}
+
+function statesOf(el: Element, role: string, focusedEl: Element | null): RawStates | undefined {
+  const st: RawStates = {};
+  const tag = el.localName;
+  if (
+    role === 'checkbox' ||
+    role === 'radio' ||
+    role === 'switch' ||
+    role === 'menuitemcheckbox' ||
+    role === 'menuitemradio'
+  ) {
+    if (
+      tag === 'input' &&
+      ((el as HTMLInputElement).type === 'checkbox' || (el as HTMLInputElement).type === 'radio')
+    ) {
+      const input = el as HTMLInputElement;
+      st.checked = input.indeterminate ? 'mixed' : input.checked;
+    } else {
+      const c = ariaBool(el, 'aria-checked');
+      st.checked = c ?? false;
+    }
+  }
+  if (role === 'option' || role === 'tab' || role === 'row' || role === 'gridcell' || role === 'treeitem') {
+    if (tag === 'option') st.selected = (el as HTMLOptionElement).selected;
+    else {
+      const s = ariaBool(el, 'aria-selected');
+      if (s !== undefined && s !== 'mixed') st.selected = s;
+    }
+  }
+  const exp = ariaBool(el, 'aria-expanded');
+  if (exp !== undefined && exp !== 'mixed') st.expanded = exp;
+  else if (tag === 'summary' && el.parentElement?.localName === 'details')
+    st.expanded = (el.parentElement as HTMLDetailsElement).open;
+  const pressed = ariaBool(el, 'aria-pressed');
+  if (pressed !== undefined && role === 'button') st.pressed = pressed;
+  const control =
+    INTERACTIVE_ROLES.has(role) ||
+    tag === 'input' ||
+    tag === 'select' ||
+    tag === 'textarea' ||
+    tag === 'button' ||
+    tag === 'fieldset' ||
+    tag === 'label' ||
+    el.hasAttribute('aria-disabled');
+  if (control) {
+    if (isDisabled(el)) st.disabled = true;
+    if ((el as HTMLInputElement).readOnly === true || el.getAttribute('aria-readonly') === 'true')
+      st.readonly = true;
+    if ((el as HTMLInputElement).required === true || el.getAttribute('aria-required') === 'true')
+      st.required = true;
+    if (el.getAttribute('aria-invalid') === 'true' || safeMatches(el, ':user-invalid')) st.invalid = true;
+  }
+  if (focusedEl === el) st.focused = true;
+  if (role === 'heading') {
+    const lvl = Number(el.getAttribute('aria-level') ?? (/^h[1-6]$/.test(tag) ? tag.slice(1) : '2'));
+    if (lvl > 0) st.level = lvl;
+  } else if (role === 'treeitem' || role === 'listitem' || role === 'row') {
+    const lvl = el.getAttribute('aria-level');
+    if (lvl) st.level = Number(lvl);
+  }
+  for (const _ in st) return st;
+  return undefined;
+}
+
+function safeMatches(el: Element, sel: string): boolean {
+  try {
+    return el.matches(sel);
+  } catch {
+    return false;
+  }
+}
+
+function isDisabled(el: Element): boolean {
+  if (safeMatches(el, ':disabled')) return true;
+  return el.closest('[aria-disabled="true"]') !== null;
+}
+
+function deepActiveElement(): Element | null {
+  let a: Element | null = document.activeElement;
+  while (a) {
+    const root = shadowOf(a);
+    const inner = root?.activeElement;
+    if (!inner) break;
+    a = inner;
+  }
+  return a === document.body ? null : a;
+}
+
+// ---------------------------------------------------------------- occlusion
+
+interface Modal {
+  el: Element;
+}
+
+function findModal(): Modal | null {
+  for (const d of Array.from(document.querySelectorAll('dialog[open]'))) {
+    if (safeMatches(d, ':modal')) return { el: d };
+  }
+  for (const d of Array.from(document.querySelectorAll('[aria-modal="true"]'))) {
+    const s = styleOf(d);
+    if (s.display !== 'none' && s.visibility === 'visible' && d.getBoundingClientRect().width > 0)
+      return { el: d };
+  }
+  return null;
+}
+
+function composedContains(container: Element, node: Element): boolean {
+  for (let n: Element | null = node; n; n = parentElement(n)) if (n === container) return true;
+  return false;
+}
+
+function deepElementFromPoint(x: number, y: number): Element | null {
+  let hit = document.elementFromPoint(x, y);
+  while (hit) {
+    const root = shadowOf(hit);
+    if (!root) break;
+    const inner = root.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  return hit;
+}
+
+function covered(el: Element, rect: DOMRect, modal: Modal | null): boolean {
+  if (el.closest('[inert]')) return true;
+  if (modal && !composedContains(modal.el, el)) return true;
+  const cx = rect.left + rect.width / 2;
+  const cy = rect.top + rect.height / 2;
+  if (cx < 0 || cy < 0 || cx >= innerWidth || cy >= innerHeight) return false;
+  const hit = deepElementFromPoint(cx, cy);
+  if (!hit) return false;
+  if (composedContains(el, hit) || composedContains(hit, el)) return false;
+  const labels = (el as HTMLInputElement).labels;
+  if (labels) for (const l of Array.from(labels)) if (composedContains(l, hit)) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------- selector hints
+
+function cssEscape(s: string): string {
+  return typeof CSS !== 'undefined' && CSS.escape ? CSS.escape(s) : s.replace(/[^a-zA-Z0-9_-]/g, '\\$&');
+}
+
+function selectorHint(el: Element): string {
+  const tag = el.localName;
+  const id = el.getAttribute('id');
+  if (id && /^[A-Za-z][\w-]*$/.test(id)) return `#${id}`;
+  const name = el.getAttribute('name');
+  if (name) return `${tag}[name="${name.replace(/"/g, '\\"')}"]`;
+  const testId = el.getAttribute('data-testid');
+  if (testId) return `[data-testid="${testId.replace(/"/g, '\\"')}"]`;
+  const aria = el.getAttribute('aria-label');
+  if (aria && aria.length < 60) return `${tag}[aria-label="${aria.replace(/"/g, '\\"')}"]`;
+  const cls = el.classList[0];
+  if (cls) return `${tag}.${cssEscape(cls)}`;
+  return tag;
+}
+
+// ---------------------------------------------------------------- the walk
+
+interface Ctx {
+  opts: WalkOptions;
+  focused: Element | null;
+  modal: Modal | null;
+  owned: Set<Element>;
+  owners: Map<Element, Element[]>;
+  winTop: number;
+  winBottom: number;
+  outside: number;
+  count: number;
+}
+
+interface Inherited {
+  cursorPointer: boolean;
+  inInteractive: boolean;
+  visible: boolean;
+  /** Inside a shadow tree (stylesheets there are not scanned for ::before/::after). */
+  shadow?: boolean;
+}
+
+function attrsOf(el: Element): Record<string, string> | undefined {
+  let attrs: Record<string, string> | undefined;
+  for (const a of ATTR_WHITELIST) {
+    const v = el.getAttribute(a);
+    if (v === null) continue;
+    if (!attrs) attrs = {};
+    attrs[a] = v;
+  }
+  if (el.localName === 'input' && el.hasAttribute('value') && !isSecret(el)) {
+    const type = ((el as HTMLInputElement).type || '').toLowerCase();
+    if (INPUT_ROLE[type] === 'button') {
+      if (!attrs) attrs = {};
+      attrs.value = el.getAttribute('value') ?? '';
+    }
+  }
+  return attrs;
+}
+
+function pushText(out: Out, s: string): void {
+  if (!s) return;
+  const last = out.length - 1;
+  if (last >= 0 && typeof out[last] === 'string') out[last] += s;
+  else out.push(s);
+}
+
+function walkChildren(parent: Element | ShadowRoot | Document, out: Out, ctx: Ctx, inh: Inherited): void {
+  for (const child of Array.from(flatChildren(parent))) {
+    if (child.nodeType === 3) {
+      if (inh.visible) pushText(out, child.nodeValue ?? '');
+    } else if (child instanceof Element) {
+      if (ctx.owned.has(child)) continue;
+      visit(child, out, ctx, inh);
+    }
+  }
+  if (parent instanceof Element) {
+    const owned = ctx.owners.get(parent);
+    if (owned) for (const o of owned) visit(o, out, ctx, inh);
+  }
+}
+
+/** Merges text runs, normalizes whitespace and drops empty runs. */
+function finish(out: Out): Out {
+  const res: Out = [];
+  for (const item of out) {
+    if (typeof item === 'string') {
+      const last = res.length - 1;
+      if (last >= 0 && typeof res[last] === 'string') res[last] += item;
+      else res.push(item);
+    } else res.push(item);
+  }
+  const final: Out = [];
+  for (const item of res) {
+    if (typeof item === 'string') {
+      const t = norm(item);
+      if (t) final.push(t);
+    } else final.push(item);
+  }
+  return final;
+}
+
+function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
+  const tag = el.localName;
+  if (SKIP_TAGS.has(tag)) return;
+  if (tag === 'input' && (el as HTMLInputElement).type === 'hidden') return;
+  const style = styleOf(el);
+  if (style.display === 'none') return;
+  const visible = style.visibility === 'visible';
+  const block = isBlock(style);
+  let rectCache: DOMRect | null = null;
+  const rect = (): DOMRect => {
+    if (!rectCache) rectCache = el.getBoundingClientRect();
+    return rectCache;
+  };
+  if (
+    ctx.opts.margin !== undefined &&
+    (rect().width > 0 || rect().height > 0) &&
+    (rect().bottom < ctx.winTop || rect().top > ctx.winBottom) &&
+    style.position !== 'fixed' &&
+    style.position !== 'sticky'
+  ) {
+    ctx.outside++;
+    return;
+  }
+  if (tag === 'svg') {
+    if (!visible) return;
+    const name = accName(el, 'img');
+    if (name || el.getAttribute('role') === 'img') {
+      out.push({ id: idOf(el), role: 'img', tag, name: name || undefined });
+    }
+    return;
+  }
+  if (tag === 'br') {
+    if (inh.visible) pushText(out, '\n');
+    return;
+  }
+  ctx.count++;
+  let role = roleOf(el);
+  const childInh: Inherited = {
+    cursorPointer: style.cursor === 'pointer',
+    inInteractive: inh.inInteractive,
+    visible,
+  };
+  if (inh.shadow || shadowOf(el)) childInh.shadow = true;
+
+  // A label standing for a hidden checkbox/radio takes its role and state.
+  let promotedFrom: HTMLInputElement | null = null;
+  if (tag === 'label') promotedFrom = labelPromotionTarget(el);
+
+  const interactiveRole = INTERACTIVE_ROLES.has(role) && role !== 'option';
+  let promoted = false;
+  if (
+    !interactiveRole &&
+    !promotedFrom &&
+    !inh.inInteractive &&
+    visible &&
+    tag !== 'body' &&
+    tag !== 'html' &&
+    tag !== 'label' &&
+    role !== 'iframe' &&
+    ((style.cursor === 'pointer' && !inh.cursorPointer) ||
+      el.hasAttribute('onclick') ||
+      (focusable(el) && role !== 'dialog' && role !== 'tabpanel' && role !== 'main' && role !== 'region')) &&
+    rect().width > 0 &&
+    rect().height > 0
+  ) {
+    promoted = true;
+  }
+  const isInteractive = interactiveRole || promoted || !!promotedFrom;
+  if (isInteractive) childInh.inInteractive = true;
+
+  const maybePseudo = visible && (pseudoSet === null || inh.shadow || pseudoSet.has(el));
+  const before = maybePseudo ? pseudoText(el, '::before') : '';
+  const after = maybePseudo ? pseudoText(el, '::after') : '';
+
+  const kids: Out = [];
+  if (before) pushText(kids, before);
+  if (tag === 'details' && !(el as HTMLDetailsElement).open) {
+    const summary = el.querySelector(':scope > summary');
+    if (summary) visit(summary, kids, ctx, childInh);
+  } else if (tag === 'textarea' || tag === 'input') {
+    // Form controls show their value, not their DOM children.
+  } else if (tag === 'select') {
+    walkOptions(el as HTMLSelectElement, kids, ctx);
+  } else if (tag === 'iframe' || tag === 'frame' || tag === 'caption') {
+    // Frames: the engine splices their content in. Captions: already the table's name.
+  } else if (tag === 'label' && !promotedFrom && (el as HTMLLabelElement).control) {
+    // The label's text is the control's name: keep only its elements (the control itself, links).
+    const inner: Out = [];
+    walkChildren(el, inner, ctx, childInh);
+    for (const k of inner) if (typeof k !== 'string') kids.push(k);
+  } else {
+    walkChildren(el, kids, ctx, childInh);
+  }
+  if (after) pushText(kids, after);
+
+  // Invisible elements (visibility:hidden) give way to their visible children.
+  const collapse =
+    !visible || (!isInteractive && COLLAPSE_ROLES.has(role) && !(role === 'generic' && shadowOf(el)));
+  if (collapse) {
+    // Hoist the children; block boxes keep words apart.
+    if (block) pushText(out, ' ');
+    for (const k of kids) {
+      if (typeof k === 'string') pushText(out, k);
+      else out.push(k);
+    }
+    if (block) pushText(out, ' ');
+    return;
+  }
+
+  if (promotedFrom) role = promotedFrom.type === 'radio' ? 'radio' : 'checkbox';
+  const node: RawElement = { id: idOf(el), role: promoted ? 'generic' : role, tag };
+  const name =
+    promotedFrom || (promoted && !hasExplicitName(el)) ? contentText(el, new Set(), true) : accName(el, role);
+  if (name) node.name = name.length > 900 ? `${name.slice(0, 900)}…` : name;
+  const value = liveValue(el, role);
+  if (value !== undefined) node.value = value;
+  let st = statesOf(promotedFrom ?? el, role, ctx.focused);
+  if (promotedFrom) st = { ...st, checked: promotedFrom.checked };
+  if (st) node.st = st;
+  if (tag === 'iframe' || tag === 'frame') node.frame = 1;
+  const sroot = shadowOf(el);
+  if (sroot) node.shadow = sroot.mode;
+  if (ctx.opts.urls && (tag === 'a' || tag === 'area') && el.hasAttribute('href'))
+    node.url = (el as HTMLAnchorElement).href;
+
+  if (isInteractive) {
+    node.ia = 1;
+    if (promoted) node.clk = 1;
+    node.hint = selectorHint(el);
+    const attrs = attrsOf(el);
+    if (attrs) node.attrs = attrs;
+    const disabled = st?.disabled === true || (promotedFrom?.disabled ?? false);
+    if (disabled) node.dis = 1;
+    const r = rect();
+    const hasBox = r.width > 0 && r.height > 0;
+    const pointer = style.pointerEvents !== 'none';
+    let cov = false;
+    if (hasBox && visible && pointer) cov = covered(el, r, ctx.modal);
+    if (cov) node.cov = 1;
+    if (hasBox && visible && pointer && !cov && !disabled) node.act = 1;
+    // A visually hidden checkbox/radio stays actionable through its visible label.
+    if (!node.act && !disabled && (role === 'checkbox' || role === 'radio') && tag === 'input') {
+      const labels = (el as HTMLInputElement).labels;
+      if (labels) {
+        for (const l of Array.from(labels)) {
+          const lr = l.getBoundingClientRect();
+          if (lr.width > 0 && lr.height > 0 && !covered(l, lr, ctx.modal)) {
+            node.act = 1;
+            delete node.cov;
+            break;
+          }
+        }
+      }
+    }
+  } else if (role === 'iframe') {
+    node.hint = selectorHint(el);
+  }
+  if (ctx.opts.boxes && (rect().width > 0 || rect().height > 0)) {
+    node.box = [
+      Math.round(rect().x),
+      Math.round(rect().y),
+      Math.round(rect().width),
+      Math.round(rect().height),
+    ];
+  }
+
+  let children = finish(kids);
+  // Leaf-like roles: the name already says what the content says.
+  if (LEAF_ROLES.has(role) || promoted || promotedFrom) {
+    if (!children.some((k) => typeof k !== 'string' && hasInteractive(k))) {
+      const text = children
+        .map((k) => (typeof k === 'string' ? k : (k.name ?? k.text ?? '')))
+        .join(' ')
+        .trim();
+      children = [];
+      if (text && text !== node.name && !(node.name ?? '').includes(text)) node.text = text;
+    }
+  }
+  if (children.length === 1 && typeof children[0] === 'string') {
+    const t = children[0];
+    if (t !== node.name) node.text = t;
+    children = [];
+  }
+  if (children.length) node.c = children;
+  if (block && out.length && typeof out[out.length - 1] === 'string') pushText(out, ' ');
+  out.push(node);
+}
+
+function hasInteractive(n: RawElement): boolean {
+  if (n.ia || n.frame) return true;
+  return !!n.c?.some((k) => typeof k !== 'string' && hasInteractive(k));
+}
+
+function labelPromotionTarget(label: Element): HTMLInputElement | null {
+  if (label.localName !== 'label') return null;
+  const ctl = (label as HTMLLabelElement).control;
+  if (ctl?.localName !== 'input') return null;
+  const input = ctl as HTMLInputElement;
+  if (input.type !== 'checkbox' && input.type !== 'radio') return null;
+  // Only when the control itself is not rendered (display:none or hidden ancestor).
+  if (input.checkVisibility?.() ?? styleOf(input).display !== 'none') return null;
+  return input;
+}
+
+function walkOptions(select: HTMLSelectElement, out: Out, _ctx: Ctx): void {
+  // Which option of a secret field is chosen is itself the secret.
+  if (isSecret(select)) return;
+  for (const o of Array.from(select.options)) {
+    const node: RawElement = { id: idOf(o), role: 'option', tag: 'option', name: norm(o.label || o.text) };
+    if (o.selected) node.st = { selected: true };
+    out.push(node);
+  }
+}
+
+function walk(opts: WalkOptions): WalkResult | WalkError {
+  const t0 = performance.now();
+  styleCache.clear();
+  pseudoSet = computePseudoSet();
+  let root: Element | null = document.body ?? document.documentElement;
+  if (opts.selector) {
+    try {
+      root = document.querySelector(opts.selector);
+    } catch (e) {
+      return { ok: false, reason: 'invalid_selector', message: String((e as Error).message ?? e) };
+    }
+    if (!root) return { ok: false, reason: 'no_match', message: `no element matches ${opts.selector}` };
+  } else if (opts.scopeId !== undefined) {
+    root = elementById(opts.doc ?? '', opts.scopeId);
+    if (!root) return { ok: false, reason: 'stale_ref', message: 'the element is gone' };
+  }
+  const owners = new Map<Element, Element[]>();
+  const owned = new Set<Element>();
+  for (const o of Array.from(document.querySelectorAll('[aria-owns]'))) {
+    const list: Element[] = [];
+    for (const id of (o.getAttribute('aria-owns') ?? '').trim().split(/\s+/)) {
+      const t = id ? document.getElementById(id) : null;
+      if (t && t !== o && !t.contains(o)) {
+        list.push(t);
+        owned.add(t);
+      }
+    }
+    if (list.length) owners.set(o, list);
+  }
+  const margin = opts.margin;
+  const ctx: Ctx = {
+    opts,
+    focused: deepActiveElement(),
+    modal: findModal(),
+    owned,
+    owners,
+    winTop: margin === undefined ? -Infinity : -margin,
+    winBottom: margin === undefined ? Infinity : innerHeight + margin,
+    outside: 0,
+    count: 0,
+  };
+  const out: Out = [];
+  const scoped = opts.selector !== undefined || opts.scopeId !== undefined;
+  const top: RawElement = { id: 0, role: 'document', tag: '#document', name: norm(document.title) };
+  if (root) {
+    if (scoped) {
+      // Inherit cursor/visibility context from the scope root's parent.
+      const p = parentElement(root);
+      const ps = p ? styleOf(p) : null;
+      visit(root, out, ctx, { cursorPointer: ps?.cursor === 'pointer', inInteractive: false, visible: true });
+    } else {
+      walkChildren(root, out, ctx, { cursorPointer: false, inInteractive: false, visible: true });
+    }
+  }
+  const children = finish(out);
+  if (children.length) top.c = children;
+  styleCache.clear();
+  pseudoSet = null;
+  const se = document.scrollingElement ?? document.documentElement;
+  return {
+    ok: true,
+    doc: docId,
+    url: location.href,
+    title: document.title,
+    root: top,
+    viewport: {
+      width: innerWidth,
+      height: innerHeight,
+      scrollX: Math.round(scrollX),
+      scrollY: Math.round(scrollY),
+      pageHeight: se ? se.scrollHeight : 0,
+    },
+    outside: ctx.outside,
+    elements: ctx.count,
+    ms: Math.round(performance.now() - t0),
+  };
+}
+
+// ---------------------------------------------------------------- entry
+
+export interface TabwrightPageApi {
+  doc: string;
+  walk(opts: WalkOptions): WalkResult | WalkError;
+  idOf(el: Element): number;
+  element(doc: string, id: number): Element | null;
+  call(c: PageCall, el?: Element): unknown;
+}
+
+export function create(): TabwrightPageApi {
+  return {
+    doc: docId,
+    walk,
+    idOf,
+    element: elementById,
+    call(c: PageCall, el?: Element): unknown {
+      if (c.op === 'walk') return walk(c.opts);
+      if (c.op === 'idOf') return el ? { doc: docId, id: idOf(el) } : null;
+      if (c.op === 'check') return elementById(c.doc, c.id) !== null;
+      return null;
+    },
+  };
+}

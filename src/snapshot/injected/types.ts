@@ -1,0 +1,87 @@
+/**
+ * Shapes exchanged between the in-page script and the engine. Plain data
+ * only: everything here crosses the page boundary as JSON.
+ */
+
+export interface RawStates {
+  checked?: boolean | 'mixed';
+  selected?: boolean;
+  expanded?: boolean;
+  pressed?: boolean | 'mixed';
+  disabled?: boolean;
+  readonly?: boolean;
+  required?: boolean;
+  invalid?: boolean;
+  focused?: boolean;
+  level?: number;
+}
+
+/** One element of the page model as the page script reports it. Text runs are plain strings. */
+export interface RawElement {
+  /** Per-document local id; the engine maps it to a session-wide ref. */
+  id: number;
+  role: string;
+  tag: string;
+  name?: string;
+  text?: string;
+  value?: string;
+  st?: RawStates;
+  /** Attributes the indexed browser-state rendering prints (whitelist; secrets already redacted). */
+  attrs?: Record<string, string>;
+  /** Interactive role, promoted clickable, or label standing for a hidden checkbox/radio. */
+  ia?: 1;
+  /** Actionable now: rendered, enabled, not covered. */
+  act?: 1;
+  /** Disabled (only on interactive nodes). */
+  dis?: 1;
+  /** Promoted non-semantic clickable: cursor:pointer, onclick or tabindex. */
+  clk?: 1;
+  /** Covered by another element (modal, overlay) at its centre. */
+  cov?: 1;
+  /** Bounding box in the frame's viewport coordinates, CSS pixels. */
+  box?: [number, number, number, number];
+  url?: string;
+  hint?: string;
+  /** The element is an iframe/frame whose content the engine splices in. */
+  frame?: 1;
+  /** Shadow root host: 'open' | 'closed'. */
+  shadow?: 'open' | 'closed';
+  c?: (RawElement | string)[];
+}
+
+export interface WalkOptions {
+  /** CSS selector of the subtree to snapshot (main frame). */
+  selector?: string;
+  /** Local id of the subtree root (from a ref), checked against `doc`. */
+  scopeId?: number;
+  doc?: string;
+  boxes?: boolean;
+  /** Viewport window margin in px; undefined = whole page. */
+  margin?: number;
+  urls?: boolean;
+}
+
+export interface WalkResult {
+  ok: true;
+  doc: string;
+  url: string;
+  title: string;
+  root: RawElement;
+  viewport: { width: number; height: number; scrollX: number; scrollY: number; pageHeight: number };
+  /** Elements left out by the viewport window. */
+  outside: number;
+  elements: number;
+  /** Time spent in the page walk. */
+  ms: number;
+}
+
+export interface WalkError {
+  ok: false;
+  reason: 'stale_ref' | 'invalid_selector' | 'no_match';
+  message: string;
+}
+
+export type PageCall =
+  | { op: 'walk'; opts: WalkOptions }
+  | { op: 'idOf' }
+  | { op: 'check'; doc: string; id: number };

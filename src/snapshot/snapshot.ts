@@ -1,0 +1,472 @@
+import type { BackendFrame } from '../backends/backend.js';
+import type { Deadline } from '../engine/deadline.js';
+import { TabwrightError } from '../engine/errors.js';
+import type { Page } from '../engine/page.js';
+import { diffAndRemember, type SnapshotDiff } from './diff.js';
+import type { RawElement, WalkError, WalkOptions, WalkResult } from './injected/types.js';
+import { type ElementEntry, elementsOf, type SnapshotNode } from './model.js';
+import { ownerIdentity, pageCallJson } from './page-functions.js';
+import { registryOf, targetOf } from './refs.js';
+import { joinLines, type Line, type RenderOptions, renderAgentText } from './render.js';
+
+export interface SnapshotOptions {
+  /** Only interactive nodes (and the containers that hold them). Default false. */
+  interactive_only?: boolean;
+  /** Snapshot only the subtree of this ref. */
+  scope_ref?: string;
+  /** Snapshot only the first element matching this CSS selector (main frame). */
+  scope_selector?: string;
+  /** Cut the agent text below this depth (0 = top level only). Default: no limit. */
+  max_depth?: number;
+  /** Only what is within the viewport ± viewport_margin px. Default false (whole page). */
+  viewport?: boolean;
+  /** Default 300 px. */
+  viewport_margin?: number;
+  /** Print link URLs in the agent text (always in the model when true). Default false. */
+  include_urls?: boolean;
+  /** Bounding boxes in the model and the agent text. Default false. */
+  include_boxes?: boolean;
+  /** Descend into iframes (same- and cross-origin, up to 32 frames). Default true. */
+  include_frames?: boolean;
+  /** Character budget of the agent text. Default 50,000. */
+  max_chars?: number;
+  /** Upper bound on nodes of the jcode snapshot. Default: no limit. */
+  max_nodes?: number;
+  /** Fail with invalid_request instead of truncating when a limit is exceeded. Default false. */
+  strict?: boolean;
+  /** Make `text` the diff against the previous snapshot of this page and scope. Default false. */
+  diff?: boolean;
+}
+
+export const SNAPSHOT_DEFAULTS = {
+  max_chars: 50_000,
+  viewport_margin: 300,
+  max_frames: 32,
+} as const;
+
+export interface PageSnapshotV1Node {
+  node_id: string;
+  role: string;
+  name: string;
+  text: string;
+  element_ref: string | null;
+  actionable: boolean;
+  children?: string[];
+  value?: string;
+  states?: SnapshotNode['states'];
+  tag?: string;
+  attrs?: Record<string, string>;
+  frame?: string;
+  url?: string;
+  bbox?: [number, number, number, number];
+  clickable?: boolean;
+}
+
+export interface PageSnapshotV1 {
+  format: 'jcode.page_snapshot.v1';
+  root: { node_id: string; role: string; name: string; children: string[] };
+  nodes: PageSnapshotV1Node[];
+  truncated?: boolean;
+}
+
+export interface Omitted {
+  /** Agent-text lines cut by the character budget. */
+  lines: number;
+  /** Nodes cut by max_depth. */
+  depth_nodes: number;
+  /** Refs of interactive nodes that are not in the text (so not in `elements`). */
+  refs: number;
+  first_refs: string[];
+  /** Elements outside the viewport window. */
+  outside_viewport: number;
+  /** Frames beyond the 32-frame limit or unreadable. */
+  frames: number;
+}
+
+export interface SnapshotResult {
+  page_id: string;
+  url: string;
+  title: string;
+  /** The agent text (the diff text when `diff` was asked and a baseline exists). */
+  text: string;
+  /** The full agent text even when `text` is a diff. */
+  full_text?: string;
+  snapshot: PageSnapshotV1;
+  elements: ElementEntry[];
+  /** The normalized model as a tree. */
+  model: SnapshotNode;
+  truncated: boolean;
+  omitted?: Omitted;
+  diff?: SnapshotDiff;
+  frames: number;
+  viewport: WalkResult['viewport'];
+  /** Timings in ms: page walk (main frame) and total. */
+  timing: { walk_ms: number; total_ms: number };
+}
+
+interface FrameRun {
+  frame: BackendFrame;
+  result?: WalkResult;
+  error?: string;
+}
+
+function rem(d: Deadline): number {
+  return Math.max(1, d.remaining());
+}
+
+function walkErrorToTabwright(err: WalkError, o: SnapshotOptions): TabwrightError {
+  if (err.reason === 'invalid_selector') {
+    return new TabwrightError(
+      'invalid_selector',
+      `scope_selector "${o.scope_selector}" is not a valid CSS selector (${err.message}). Fix the selector.`,
+      {
+        details: { field: 'scope_selector' },
+      },
+    );
+  }
+  if (err.reason === 'no_match') {
+    return new TabwrightError(
+      'element_not_found',
+      `No element matches scope_selector "${o.scope_selector}". Take a full snapshot to find the right scope.`,
+      {
+        details: { field: 'scope_selector', reason: 'no_match' },
+      },
+    );
+  }
+  return new TabwrightError(
+    'element_not_found',
+    `Element ref ${o.scope_ref} is stale: the element was removed or its document replaced. Take a new snapshot and use a ref from it.`,
+    {
+      details: { element_ref: o.scope_ref, reason: 'stale_ref' },
+    },
+  );
+}
+
+function validate(o: SnapshotOptions): void {
+  const num = (k: keyof SnapshotOptions, min: number) => {
+    const v = o[k];
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < min)) {
+      throw new TabwrightError('invalid_request', `${k} must be a number >= ${min}.`, {
+        details: { field: k },
+      });
+    }
+  };
+  num('max_depth', 0);
+  num('max_chars', 200);
+  num('max_nodes', 1);
+  num('viewport_margin', 0);
+  if (o.scope_ref !== undefined && o.scope_selector !== undefined) {
+    throw new TabwrightError('invalid_request', 'Pass either scope_ref or scope_selector, not both.', {
+      details: { field: 'scope_ref' },
+    });
+  }
+}
+
+/** Takes a snapshot of `page` (call inside Page.run: it uses the backend directly). */
+export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline): Promise<SnapshotResult> {
+  const t0 = performance.now();
+  validate(o);
+  const allFrames = page.backend.frames();
+  const main = allFrames[0]!;
+  const walkOpts: WalkOptions = { boxes: !!o.include_boxes, urls: !!o.include_urls };
+  if (o.viewport) walkOpts.margin = o.viewport_margin ?? SNAPSHOT_DEFAULTS.viewport_margin;
+
+  // Which frames to walk, and the root frame.
+  let rootFrame = main;
+  const perFrameOpts = new Map<string, WalkOptions>();
+  if (o.scope_ref !== undefined) {
+    const { target, frame } = targetOf(page, o.scope_ref);
+    rootFrame = frame;
+    perFrameOpts.set(frame.id, { ...walkOpts, scopeId: target.id, doc: target.doc });
+  } else if (o.scope_selector !== undefined) {
+    if (typeof o.scope_selector !== 'string' || o.scope_selector.trim() === '') {
+      throw new TabwrightError('invalid_request', 'scope_selector must be a non-empty CSS selector.', {
+        details: { field: 'scope_selector' },
+      });
+    }
+    perFrameOpts.set(main.id, { ...walkOpts, selector: o.scope_selector });
+  }
+  const byId = new Map(allFrames.map((f) => [f.id, f]));
+  const underRoot = (f: BackendFrame): boolean => {
+    for (let x: BackendFrame | undefined = f; x; x = x.parentId ? byId.get(x.parentId) : undefined)
+      if (x === rootFrame) return true;
+    return false;
+  };
+  const wanted = o.include_frames === false ? [rootFrame] : allFrames.filter(underRoot);
+  const frames = wanted.slice(0, SNAPSHOT_DEFAULTS.max_frames);
+  let framesOmitted = wanted.length - frames.length;
+
+  const runs: FrameRun[] = await Promise.all(
+    frames.map(async (frame): Promise<FrameRun> => {
+      try {
+        const json = await frame.evaluate(
+          pageCallJson,
+          { op: 'walk', opts: perFrameOpts.get(frame.id) ?? walkOpts },
+          rem(d),
+        );
+        const res = JSON.parse(json) as WalkResult | WalkError;
+        if (!res.ok) {
+          if (frame === rootFrame) throw walkErrorToTabwright(res, o);
+          return { frame, error: res.message };
+        }
+        return { frame, result: res };
+      } catch (err) {
+        if (frame === rootFrame) throw err;
+        return { frame, error: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
+      }
+    }),
+  );
+  const rootRun = runs[0]!;
+  const top = rootRun.result!;
+
+  // Where each child frame goes: the local id of its iframe element in the parent document.
+  const childOf = new Map<string, FrameRun>();
+  await Promise.all(
+    runs.slice(1).map(async (run) => {
+      // Frames with nothing to show (blank, blocked, failed) need no placing.
+      if (run.result && !run.result.root.c?.length) return;
+      try {
+        const owner = await run.frame.evaluateOnOwner(ownerIdentity, null, rem(d));
+        if (owner) childOf.set(`${run.frame.parentId}:${owner.doc}:${owner.id}`, run);
+        else framesOmitted++;
+      } catch {
+        framesOmitted++;
+      }
+    }),
+  );
+
+  // Raw trees → model with session refs.
+  const registry = registryOf(page.session);
+  let seq = 0;
+  const mainFrameId = main.id;
+  const convert = (raw: RawElement | string, run: FrameRun, offset: [number, number]): SnapshotNode => {
+    const nodeId = `n${++seq}`;
+    if (typeof raw === 'string') {
+      return {
+        node_id: nodeId,
+        role: 'text',
+        name: '',
+        text: raw,
+        interactive: false,
+        actionable: false,
+        tag: '#text',
+        children: [],
+      };
+    }
+    const res = run.result!;
+    const frameId = run.frame.id;
+    const n: SnapshotNode = {
+      node_id: nodeId,
+      role: raw.role,
+      name: raw.name ?? '',
+      interactive: raw.ia === 1,
+      actionable: raw.act === 1,
+      tag: raw.tag,
+      children: [],
+    };
+    if (raw.id !== 0) n.element_ref = registry.refFor(page.id, frameId, res.doc, raw.id);
+    if (raw.text) n.text = raw.text;
+    if (raw.value !== undefined) n.value = raw.value;
+    if (raw.st) n.states = raw.st;
+    if (raw.cov) n.covered = true;
+    if (raw.clk) n.clickable = true;
+    if (raw.attrs) n.attrs = raw.attrs;
+    if (frameId !== mainFrameId) n.frame = frameId;
+    if (raw.url) n.url = raw.url;
+    if (raw.hint) n.selector_hint = raw.hint;
+    if (raw.shadow) n.shadow = raw.shadow;
+    if (raw.box) n.bbox = [raw.box[0] + offset[0], raw.box[1] + offset[1], raw.box[2], raw.box[3]];
+    if (raw.c) for (const k of raw.c) n.children.push(convert(k, run, offset));
+    if (raw.frame) {
+      const child = childOf.get(`${frameId}:${res.doc}:${raw.id}`);
+      if (child?.result) {
+        const off: [number, number] = raw.box ? [offset[0] + raw.box[0], offset[1] + raw.box[1]] : offset;
+        for (const k of child.result.root.c ?? []) n.children.push(convert(k, child, off));
+        if (!n.name && child.result.title) n.name = child.result.title;
+      } else if (child?.error) {
+        n.frame_error = child.error.slice(0, 200);
+      }
+    }
+    return n;
+  };
+  const model = convert(top.root, rootRun, [0, 0]);
+  if (model.role === 'document') model.name = top.title;
+
+  const ro: RenderOptions = {
+    interactiveOnly: !!o.interactive_only,
+    maxDepth: o.max_depth,
+    includeUrls: !!o.include_urls,
+    includeBoxes: !!o.include_boxes,
+  };
+  const rendered = renderAgentText(model, ro);
+  const maxChars = o.max_chars ?? SNAPSHOT_DEFAULTS.max_chars;
+  const budget = applyBudget(rendered.lines, maxChars);
+  const outsideViewport = runs.reduce((s, r) => s + (r.result?.outside ?? 0), 0);
+
+  const allElements = elementsOf(model);
+  const printed = new Set<string>();
+  for (const l of budget.kept) for (const r of l.refs) printed.add(r);
+  const elements = allElements.filter((e) => printed.has(e.element_ref));
+  const missingRefs = allElements.filter((e) => !printed.has(e.element_ref)).map((e) => e.element_ref);
+
+  const truncated = budget.cutLines > 0 || rendered.depthOmitted > 0;
+  if (o.strict && budget.cutLines > 0) {
+    throw new TabwrightError(
+      'invalid_request',
+      `The snapshot text is ${budget.fullChars} characters, above max_chars ${maxChars}. Narrow it (scope_ref, scope_selector, interactive_only, viewport, max_depth) or raise max_chars.`,
+      { details: { reason: 'snapshot_too_large', chars: budget.fullChars, max_chars: maxChars } },
+    );
+  }
+  let text = joinLines(budget.kept);
+  if (budget.cutLines > 0) {
+    text += `${text ? '\n' : ''}[truncated: ${budget.cutLines} more lines (${budget.fullChars - budget.keptChars} chars, ${missingRefs.length} refs) omitted; narrow with scope_ref, scope_selector, interactive_only or viewport, or raise max_chars]`;
+  }
+  if (rendered.depthOmitted > 0) {
+    text += `${text ? '\n' : ''}[max_depth ${o.max_depth}: ${rendered.depthOmitted} deeper nodes omitted; use scope_ref on a node to see inside]`;
+  }
+
+  const nodesTruncated = o.max_nodes !== undefined && countNodes(model) > o.max_nodes;
+  if (nodesTruncated && o.strict) {
+    throw new TabwrightError(
+      'invalid_request',
+      `The snapshot has more than max_nodes ${o.max_nodes} nodes. Narrow it or raise max_nodes.`,
+      {
+        details: { reason: 'snapshot_too_large', max_nodes: o.max_nodes },
+      },
+    );
+  }
+
+  const docs = runs.map((r) => `${r.frame.id}=${r.result?.doc ?? '-'}`).join(',');
+  const scopeKey = JSON.stringify([
+    o.scope_ref ?? null,
+    o.scope_selector ?? null,
+    !!o.interactive_only,
+    o.max_depth ?? null,
+    !!o.viewport,
+  ]);
+  const diffRes = diffAndRemember(page, scopeKey, docs, model, ro, !!o.diff);
+
+  const result: SnapshotResult = {
+    page_id: page.id,
+    url: top.url,
+    title: top.title,
+    text,
+    snapshot: undefined as unknown as PageSnapshotV1,
+    elements,
+    model,
+    truncated: truncated || nodesTruncated,
+    frames: runs.filter((r) => r.result).length,
+    viewport: top.viewport,
+    timing: { walk_ms: top.ms, total_ms: 0 },
+  };
+  if (result.truncated || outsideViewport > 0 || framesOmitted > 0) {
+    result.omitted = {
+      lines: budget.cutLines,
+      depth_nodes: rendered.depthOmitted,
+      refs: missingRefs.length,
+      first_refs: missingRefs.slice(0, 20),
+      outside_viewport: outsideViewport,
+      frames: framesOmitted + runs.filter((r) => r.error).length,
+    };
+  }
+  if (o.diff) {
+    if ('added' in diffRes) {
+      result.diff = diffRes;
+      result.full_text = text;
+      result.text = diffRes.text;
+    } else {
+      result.diff = { full: true, reason: diffRes.reason, added: [], removed: [], changed: [], text };
+    }
+  }
+  // The provider-protocol form is built on first read (most callers read only the text).
+  let v1: PageSnapshotV1 | undefined;
+  Object.defineProperty(result, 'snapshot', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      v1 ??= toPageSnapshotV1(model, o.max_nodes).snapshot;
+      return v1;
+    },
+  });
+  result.timing.total_ms = Math.round(performance.now() - t0);
+  return result;
+}
+
+function countNodes(n: SnapshotNode): number {
+  let c = 0;
+  for (const k of n.children) c += 1 + countNodes(k);
+  return c;
+}
+
+function applyBudget(
+  lines: Line[],
+  maxChars: number,
+): { kept: Line[]; cutLines: number; fullChars: number; keptChars: number } {
+  let full = 0;
+  for (const l of lines) full += l.depth * 2 + l.text.length + 1;
+  if (full <= maxChars) return { kept: lines, cutLines: 0, fullChars: full, keptChars: full };
+  const room = maxChars - 220; // space for the truncation marker
+  const kept: Line[] = [];
+  let used = 0;
+  for (const l of lines) {
+    const len = l.depth * 2 + l.text.length + 1;
+    if (used + len > room) break;
+    kept.push(l);
+    used += len;
+  }
+  return { kept, cutLines: lines.length - kept.length, fullChars: full, keptChars: used };
+}
+
+/** The provider-protocol rendering: a flat node list linked by ids. */
+export function toPageSnapshotV1(
+  model: SnapshotNode,
+  maxNodes?: number,
+): { snapshot: PageSnapshotV1; nodesTruncated: boolean } {
+  const nodes: PageSnapshotV1Node[] = [];
+  const limit = maxNodes ?? Number.POSITIVE_INFINITY;
+  let truncated = false;
+  const add = (n: SnapshotNode): string | null => {
+    if (nodes.length >= limit) {
+      truncated = true;
+      return null;
+    }
+    const out: PageSnapshotV1Node = {
+      node_id: n.node_id,
+      role: n.role,
+      name: n.name,
+      text: n.text ?? (n.role === 'text' ? '' : n.name),
+      element_ref: n.element_ref ?? null,
+      actionable: n.actionable,
+      tag: n.tag,
+    };
+    if (n.value !== undefined) out.value = n.value;
+    if (n.states) out.states = n.states;
+    if (n.attrs) out.attrs = n.attrs;
+    if (n.frame) out.frame = n.frame;
+    if (n.url) out.url = n.url;
+    if (n.bbox) out.bbox = n.bbox;
+    if (n.clickable) out.clickable = true;
+    nodes.push(out);
+    if (n.children.length) {
+      const ids: string[] = [];
+      for (const c of n.children) {
+        const id = add(c);
+        if (id) ids.push(id);
+      }
+      out.children = ids;
+    }
+    return n.node_id;
+  };
+  const rootChildren: string[] = [];
+  for (const c of model.children) {
+    const id = add(c);
+    if (id) rootChildren.push(id);
+  }
+  const snapshot: PageSnapshotV1 = {
+    format: 'jcode.page_snapshot.v1',
+    root: { node_id: model.node_id, role: model.role, name: model.name, children: rootChildren },
+    nodes,
+  };
+  if (truncated) snapshot.truncated = true;
+  return { snapshot, nodesTruncated: truncated };
+}

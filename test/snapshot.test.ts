@@ -1,0 +1,404 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import type { Engine, Page, Session } from '../src/index.js';
+import type { SnapshotNode, SnapshotResult } from '../src/snapshot/index.js';
+import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
+import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+
+let server: FixtureServer;
+let engine: Engine;
+let session: Session;
+const home = tempHome();
+
+before(async () => {
+  server = await startFixtureServer();
+  engine = newEngine(home.dir);
+  session = await engine.startSession();
+});
+
+after(async () => {
+  await engine.close();
+  await server.close();
+  home.cleanup();
+});
+
+const fixture = (name: string) => `${server.url}/fixtures/snapshot/${name}`;
+
+async function openPage(name: string): Promise<Page> {
+  const page = await session.newPage();
+  await page.open(fixture(name));
+  return page;
+}
+
+function find(s: SnapshotResult, pred: (n: SnapshotNode) => boolean): SnapshotNode | undefined {
+  const stack = [s.model];
+  while (stack.length) {
+    const n = stack.shift()!;
+    if (pred(n)) return n;
+    stack.push(...n.children);
+  }
+  return undefined;
+}
+
+function byName(s: SnapshotResult, role: string, name: string): SnapshotNode {
+  const n = find(s, (x) => x.role === role && x.name === name);
+  assert.ok(n, `no ${role} "${name}" in:\n${s.text}`);
+  return n;
+}
+
+function assertInvariants(s: SnapshotResult): void {
+  for (const e of s.elements)
+    assert.ok(s.text.includes(`[ref=${e.element_ref}]`), `ref ${e.element_ref} missing from text`);
+  assert.equal(s.snapshot.format, 'jcode.page_snapshot.v1');
+}
+
+test('injected bundle is fresh (run npm run build:injected after editing src/snapshot/injected)', () => {
+  const r = spawnSync(process.execPath, ['scripts/build-injected.mjs', '--check'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+});
+
+describe('page model', () => {
+  test('roles, names, states, values, text, tables, pseudo text, promoted clickables; hidden content excluded', async () => {
+    const page = await openPage('basic.html');
+    const s = await page.snapshot();
+    assertInvariants(s);
+    assert.equal(s.title, 'Basic fixture');
+    byName(s, 'link', 'Home');
+    byName(s, 'link', 'Docs and API');
+    const h1 = byName(s, 'heading', 'Welcome to the fixture');
+    assert.equal(h1.states?.level, 1);
+    assert.match(s.text, /Q: pseudo text \(end\)/);
+    assert.doesNotMatch(s.text, /hidden display none/);
+    assert.doesNotMatch(s.text, /hidden visibility/);
+    assert.match(s.text, /but visible child/);
+    assert.doesNotMatch(s.text, /secret details text/, 'closed <details> content is not rendered');
+    const email = byName(s, 'textbox', 'Email');
+    assert.equal(email.value, 'a@b.c');
+    assert.equal(email.states?.required, true);
+    assert.equal(byName(s, 'checkbox', 'Remember me').states?.checked, true);
+    assert.equal(byName(s, 'combobox', 'Color').value, 'Green');
+    const send = byName(s, 'button', 'Send');
+    assert.equal(send.states?.disabled, true);
+    assert.equal(send.actionable, false);
+    assert.equal(s.elements.find((e) => e.element_ref === send.element_ref)?.enabled, false);
+    byName(s, 'button', 'Go');
+    const card = find(s, (n) => n.clickable === true && n.name === 'Clickable card');
+    assert.ok(card?.element_ref, 'cursor:pointer div promoted');
+    assert.match(s.text, new RegExp(`clickable "Clickable card" \\[ref=${card.element_ref}\\]`));
+    assert.ok(find(s, (n) => n.clickable === true && n.name === 'onclick div'));
+    assert.ok(find(s, (n) => n.clickable === true && n.name === 'focusable span'));
+    const table = byName(s, 'table', 'Prices');
+    const rows = [...table.children].filter((c) => c.role === 'row');
+    assert.equal(rows.length, 3);
+    assert.deepEqual(
+      rows[0]!.children.map((c) => [c.role, c.name]),
+      [
+        ['columnheader', 'Item'],
+        ['columnheader', 'Price'],
+      ],
+    );
+    assert.deepEqual(
+      rows[1]!.children.map((c) => c.name),
+      ['Apple', '1.20'],
+    );
+    assert.match(s.text, /row \(header\): Item \| Price/);
+    assert.match(s.text, /row: Apple \| 1\.20/);
+    const editable = find(s, (n) => n.role === 'textbox' && n.tag === 'div');
+    assert.equal(editable?.text, 'Editable area');
+    // Selector hints and the flat list.
+    const emailEl = s.elements.find((e) => e.element_ref === email.element_ref);
+    assert.equal(emailEl?.selector_hint, '#email');
+    // jcode form: flat, linked by ids.
+    const ids = new Set(s.snapshot.nodes.map((n) => n.node_id));
+    for (const id of s.snapshot.root.children) assert.ok(ids.has(id));
+    await page.close();
+  });
+
+  test('live form values come from DOM properties', async () => {
+    const page = await openPage('basic.html');
+    await page.evaluate(
+      'set',
+      () => {
+        (document.getElementById('email') as HTMLInputElement).value = 'typed@example.com';
+        (document.querySelector('input[type=checkbox]') as HTMLInputElement).checked = false;
+        (document.querySelector('select') as HTMLSelectElement).selectedIndex = 0;
+      },
+      null,
+    );
+    const s = await page.snapshot();
+    assert.equal(byName(s, 'textbox', 'Email').value, 'typed@example.com');
+    assert.equal(byName(s, 'checkbox', 'Remember me').states?.checked, false);
+    assert.equal(byName(s, 'combobox', 'Color').value, 'Red');
+    assert.match(s.text, /value="typed@example.com"/);
+    await page.close();
+  });
+
+  test('iframes: same- and cross-origin content under the iframe node, nested', async () => {
+    const page = await session.newPage();
+    await page.open(`${fixture('iframes.html')}?alt=${encodeURIComponent(server.altUrl)}`);
+    // Wait for the cross-origin frame and its leaf to load.
+    for (let i = 0; i < 50 && page.backend.frames().length < 5; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const s = await page.snapshot();
+    assertInvariants(s);
+    const same = byName(s, 'iframe', 'Same origin frame');
+    const cross = byName(s, 'iframe', 'Cross origin frame');
+    for (const f of [same, cross]) {
+      const btn = [...walk(f)].find((n) => n.role === 'button' && n.name === 'Inner button');
+      assert.ok(btn, `button inside ${f.name}`);
+      assert.ok(btn.frame, 'frame id on nodes inside frames');
+      const leaf = [...walk(f)].find((n) => n.role === 'link' && n.name === 'Leaf link');
+      assert.ok(leaf, `nested leaf frame inside ${f.name}`);
+    }
+    assert.equal(s.frames, 5);
+    // Refs inside a cross-origin frame resolve there.
+    const crossBtn = [...walk(cross)].find((n) => n.role === 'button')!;
+    const tag = await page.evaluateRef(crossBtn.element_ref!, '(el) => el.id + "@" + location.host', null);
+    assert.equal(tag, `inner-btn@localhost:${server.port}`);
+    // Scope to an iframe ref.
+    const scoped = await page.snapshot({ scope_ref: cross.element_ref });
+    assert.match(scoped.text, /Inner button/);
+    assert.doesNotMatch(scoped.text, /Top button/);
+    await page.close();
+  });
+
+  test('shadow DOM: open roots with slots, closed roots', async () => {
+    const page = await openPage('shadow.html');
+    const s = await page.snapshot();
+    assertInvariants(s);
+    byName(s, 'heading', 'Slotted title');
+    byName(s, 'button', 'Open shadow button');
+    assert.match(s.text, /Open shadow text/);
+    const closed = byName(s, 'button', 'Closed shadow button');
+    assert.equal(byName(s, 'textbox', 'Closed input').value, 'inside');
+    const text = await page.evaluateRef(closed.element_ref!, '(el) => el.textContent', null);
+    assert.equal(text, 'Closed shadow button');
+    await page.close();
+  });
+
+  test('modal occlusion: covered elements are not actionable', async () => {
+    const page = await openPage('modal.html');
+    let s = await page.snapshot();
+    const behind = byName(s, 'button', 'Behind button');
+    assert.equal(behind.actionable, false);
+    assert.equal(behind.covered, true);
+    assert.match(s.text, /button "Behind button" \[covered\]/);
+    assert.equal(byName(s, 'button', 'Accept').actionable, true);
+    // A native modal dialog makes everything outside it inert, even off-screen.
+    await page.evaluate(
+      'modal',
+      () => {
+        document.getElementById('overlay')!.remove();
+        (document.getElementById('dlg') as HTMLDialogElement).showModal();
+      },
+      null,
+    );
+    s = await page.snapshot();
+    assert.equal(byName(s, 'button', 'Dialog button').actionable, true);
+    assert.equal(byName(s, 'button', 'Behind button').actionable, false);
+    assert.equal(byName(s, 'button', 'Far button').actionable, false);
+    await page.evaluate('close', () => (document.getElementById('dlg') as HTMLDialogElement).close(), null);
+    s = await page.snapshot();
+    assert.equal(byName(s, 'button', 'Behind button').actionable, true);
+    assert.equal(byName(s, 'button', 'Far button').actionable, true);
+    await page.close();
+  });
+});
+
+function* walk(n: SnapshotNode): Generator<SnapshotNode> {
+  yield n;
+  for (const c of n.children) yield* walk(c);
+}
+
+describe('refs', () => {
+  test('reorder and rename keep refs; removal and navigation make them stale; no look-alikes', async () => {
+    const page = await openPage('dynamic.html');
+    const s1 = await page.snapshot();
+    const alpha = byName(s1, 'button', 'Alpha').element_ref!;
+    const beta = byName(s1, 'button', 'Beta').element_ref!;
+    const gamma = byName(s1, 'button', 'Gamma').element_ref!;
+    assert.match(alpha, /^e\d+$/);
+
+    await page.evaluate('reorder', () => (window as unknown as { reorder(): void }).reorder(), null);
+    const s2 = await page.snapshot();
+    assert.equal(byName(s2, 'button', 'Gamma').element_ref, gamma);
+    assert.equal(byName(s2, 'button', 'Alpha').element_ref, alpha);
+    assert.ok(s2.text.indexOf('Gamma') < s2.text.indexOf('Alpha'));
+
+    await page.evaluate('rename', () => (window as unknown as { rename(): void }).rename(), null);
+    const s3 = await page.snapshot();
+    assert.equal(byName(s3, 'button', 'Beta renamed').element_ref, beta);
+
+    await page.evaluate('removeA', () => (window as unknown as { removeA(): void }).removeA(), null);
+    // A look-alike (same tag, id and text) must not inherit the ref.
+    await page.evaluate('lookalike', () => (window as unknown as { lookalike(): void }).lookalike(), null);
+    const err = await rejectsWith(page.evaluateRef(alpha, '(el) => el.id', null), 'element_not_found');
+    assert.equal(err.details.reason, 'stale_ref');
+    const s4 = await page.snapshot();
+    const newAlpha = byName(s4, 'button', 'Alpha').element_ref!;
+    assert.notEqual(newAlpha, alpha, 'a new element gets a new ref');
+    const all = new Set([...walk(s4.model)].map((n) => n.element_ref).filter(Boolean));
+    assert.ok(!all.has(alpha));
+
+    // Navigation: refs from the earlier document are stale, new refs never reuse numbers.
+    await page.open(fixture('dynamic.html'));
+    const err2 = await rejectsWith(page.evaluateRef(gamma, '(el) => el.id', null), 'element_not_found');
+    assert.equal(err2.details.reason, 'stale_ref');
+    const s5 = await page.snapshot();
+    const refs5 = [...walk(s5.model)].map((n) => n.element_ref).filter(Boolean) as string[];
+    for (const r of [alpha, beta, gamma]) assert.ok(!refs5.includes(r), `ref ${r} reused after navigation`);
+    assert.ok(s5.diff === undefined);
+    // Unknown refs and refs of another page.
+    const e3 = await rejectsWith(page.evaluateRef('e999999', '(el) => 1', null), 'element_not_found');
+    assert.equal(e3.details.reason, 'unknown_ref');
+    await rejectsWith(page.evaluateRef('nonsense', '(el) => 1', null), 'invalid_request');
+    const other = await openPage('dynamic.html');
+    const e4 = await rejectsWith(
+      other.evaluateRef(byName(s5, 'button', 'Alpha').element_ref!, '(el) => 1', null),
+      'element_not_found',
+    );
+    assert.equal(e4.details.reason, 'other_page');
+    await other.close();
+    await page.close();
+  });
+});
+
+describe('renderings and limits', () => {
+  test('redaction: secrets appear only as [redacted] in every output', async () => {
+    const page = await openPage('secrets.html');
+    const CANARY = 'CANARY-7f3a9';
+    const first = await page.snapshot({ diff: true });
+    await page.evaluate(
+      'type',
+      (c: string) => {
+        for (const id of ['pw', 'np', 'cc', 'otp', 'notes'])
+          (document.getElementById(id) as HTMLInputElement).value = `${c}-${id}`;
+        (document.getElementById('exp') as HTMLSelectElement).selectedIndex = 1;
+        document.querySelector('input[name=user]')!.setAttribute('value', 'jane');
+      },
+      CANARY,
+    );
+    const outputs: unknown[] = [first];
+    outputs.push(await page.snapshot({ diff: true, include_boxes: true, include_urls: true }));
+    outputs.push(await page.snapshot({ interactive_only: true }));
+    outputs.push(await page.snapshot({ scope_selector: 'form', max_chars: 400 }));
+    const s = outputs[1] as SnapshotResult;
+    for (const o of outputs) {
+      const json = JSON.stringify(o);
+      assert.ok(
+        !json.includes(CANARY),
+        `canary leaked: ${json.slice(json.indexOf(CANARY) - 80, json.indexOf(CANARY) + 40)}`,
+      );
+      assert.ok(!json.includes('CANARY-SELECT-77'));
+    }
+    assert.equal(byName(s, 'textbox', 'Password').value, '[redacted]');
+    assert.equal(byName(s, 'textbox', 'Card').value, '[redacted]');
+    assert.equal(byName(s, 'textbox', 'Code').value, '[redacted]');
+    assert.equal(byName(s, 'combobox', 'Expiry').value, '[redacted]');
+    assert.equal(byName(s, 'textbox', 'User').value, 'jane');
+    assert.match(s.diff!.text, /\[redacted\]/);
+    await page.close();
+  });
+
+  test('options: interactive-only, scope, depth, viewport, urls, boxes', async () => {
+    const page = await openPage('basic.html');
+    const io = await page.snapshot({ interactive_only: true });
+    assertInvariants(io);
+    assert.doesNotMatch(io.text, /Some bold text/);
+    assert.match(io.text, /link "Home"/);
+    const scoped = await page.snapshot({ scope_selector: 'form' });
+    assert.match(scoped.text, /textbox "Email"/);
+    assert.doesNotMatch(scoped.text, /Home/);
+    await rejectsWith(page.snapshot({ scope_selector: '##bad' }), 'invalid_selector');
+    await rejectsWith(page.snapshot({ scope_selector: '#missing' }), 'element_not_found');
+    const full = await page.snapshot();
+    const formRef = find(full, (n) => n.role === 'form')!.element_ref!;
+    const byRef = await page.snapshot({ scope_ref: formRef });
+    assert.equal(byRef.text, scoped.text);
+    const shallow = await page.snapshot({ max_depth: 0 });
+    assert.equal(shallow.truncated, true);
+    assert.ok(shallow.omitted!.depth_nodes > 0);
+    assert.ok(!shallow.text.split('\n').some((l) => l.startsWith('  ') && !l.startsWith('[')));
+    assertInvariants(shallow);
+    const urls = await page.snapshot({ include_urls: true, include_boxes: true });
+    assert.match(urls.text, /link "Home" \[ref=e\d+\] -> http:\/\/127\.0\.0\.1:\d+\/a/);
+    assert.doesNotMatch(full.text, /-> http/);
+    const home = byName(urls, 'link', 'Home');
+    assert.equal(home.bbox?.length, 4);
+    assert.match(urls.text, /\[box=\d+,\d+,\d+,\d+\]/);
+    await page.close();
+
+    const big = await openPage('big.html');
+    const vp = await big.snapshot({ viewport: true, viewport_margin: 0 });
+    assert.match(vp.text, /Section 0/);
+    assert.doesNotMatch(vp.text, /Section 399/);
+    assert.ok(vp.omitted!.outside_viewport > 0);
+    await big.close();
+  });
+
+  test('character budget: truncated with what was omitted, or an error under strict limits', async () => {
+    const page = await openPage('big.html');
+    const s = await page.snapshot({ max_chars: 2000 });
+    assert.equal(s.truncated, true);
+    assert.ok(s.text.length <= 2000, `text is ${s.text.length} chars`);
+    assert.match(s.text, /\[truncated: \d+ more lines/);
+    assert.ok(s.omitted!.lines > 0);
+    assert.ok(s.omitted!.refs > 0);
+    assertInvariants(s);
+    assert.ok(s.elements.length < 400);
+    const err = await rejectsWith(page.snapshot({ max_chars: 2000, strict: true }), 'invalid_request');
+    assert.equal(err.details.reason, 'snapshot_too_large');
+    const whole = await page.snapshot({ max_chars: 1_000_000 });
+    assert.equal(whole.truncated, false);
+    assert.equal(whole.elements.length, 401);
+    const nodes = await page.snapshot({ max_nodes: 10 });
+    assert.equal(nodes.snapshot.nodes.length, 10);
+    assert.equal(nodes.snapshot.truncated, true);
+    await page.close();
+  });
+
+  test('diff: added, removed, changed by ref; (no changes); full after navigation', async () => {
+    const page = await openPage('dynamic.html');
+    const d0 = await page.snapshot({ diff: true });
+    assert.equal(d0.diff?.full, true);
+    assert.equal(d0.text, d0.diff?.text);
+    const d1 = await page.snapshot({ diff: true });
+    assert.equal(d1.text, '(no changes)');
+    assert.equal(d1.diff?.full, false);
+    const beta = byName(d1, 'button', 'Beta').element_ref!;
+    const alpha = byName(d1, 'button', 'Alpha').element_ref!;
+    await page.evaluate(
+      'mutate',
+      () => {
+        const w = window as unknown as { rename(): void; removeA(): void; addD(): void };
+        w.rename();
+        w.removeA();
+        w.addD();
+        (document.getElementById('q') as HTMLInputElement).value = 'hello';
+        document.getElementById('status')!.textContent = 'Status: busy';
+      },
+      null,
+    );
+    const d2 = await page.snapshot({ diff: true });
+    const diff = d2.diff!;
+    assert.equal(diff.full, false);
+    assert.ok(diff.added.some((e) => /button "Delta"/.test(e.line)));
+    assert.ok(diff.removed.some((e) => e.ref === alpha));
+    assert.ok(
+      diff.changed.some((e) => e.ref === beta && /Beta renamed/.test(e.line) && /"Beta"/.test(e.was ?? '')),
+    );
+    assert.ok(diff.changed.some((e) => /value="hello"/.test(e.line)));
+    assert.ok(diff.changed.some((e) => /Status: busy/.test(e.line)));
+    assert.match(d2.text, /^\s*\+ .*button "Delta"/m);
+    assert.match(d2.text, new RegExp(`^\\s*- .*\\[ref=${alpha}\\]`, 'm'));
+    assert.match(d2.text, /^~ .*Beta renamed/m);
+    assert.ok(d2.full_text?.includes('Beta renamed'));
+    await page.open(fixture('dynamic.html'));
+    const d3 = await page.snapshot({ diff: true });
+    assert.equal(d3.diff?.full, true);
+    assert.equal(d3.diff?.reason, 'navigation');
+    assert.match(d3.text, /button "Alpha"/);
+    await page.close();
+  });
+});
