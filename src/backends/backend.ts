@@ -61,6 +61,59 @@ export interface BackendContext {
   /** Every page that appears in this context: ours, popups, target=_blank, window.open. */
   onPage(listener: (page: BackendPage) => void): void;
   close(): Promise<void>;
+  /**
+   * Installs (or with null removes) a filter every request of the context
+   * passes before it is sent: first requests, redirect hops, popups, frames.
+   * Installed only for restricted policies, so other sessions pay nothing.
+   */
+  setRequestFilter(filter: RequestFilter | null): Promise<void>;
+}
+
+/** What a request filter sees. */
+export interface FilteredRequest {
+  url: string;
+  method: string;
+  /** document, stylesheet, image, script, xhr, fetch, … (lower case) */
+  resourceType: string;
+  /** A document load of a frame (main or child). */
+  isNavigation: boolean;
+  isMainFrame: boolean;
+  /** A hop of a redirect chain (the first request is not a redirect). */
+  isRedirect: boolean;
+  /** The first document of a new window (window.open, target=_blank), requested before its page exists. */
+  isNewWindow: boolean;
+  page: BackendPage | null;
+}
+
+export type RequestFilter = (req: FilteredRequest) => 'allow' | 'block';
+
+export type DialogType = 'alert' | 'confirm' | 'prompt' | 'beforeunload';
+
+/** A JavaScript dialog the page opened; it blocks the page's script until answered. */
+export interface BackendDialog {
+  type: DialogType;
+  message: string;
+  defaultValue: string;
+  accept(promptText?: string): Promise<void>;
+  dismiss(): Promise<void>;
+}
+
+/** A download the page started. */
+export interface BackendDownload {
+  url: string;
+  suggestedFilename: string;
+  /** Resolves when the file is saved at path; rejects when the download failed. */
+  saveAs(path: string): Promise<void>;
+  failure(): Promise<string | null>;
+}
+
+/** Request lifecycle events of one page, for in-flight tracking. */
+export interface NetworkEvent {
+  phase: 'started' | 'finished' | 'failed';
+  /** Identity of the request: the same object for its three phases. */
+  key: object;
+  url: string;
+  resourceType: string;
 }
 
 /**
@@ -99,6 +152,12 @@ export interface BackendPage {
   onClose(listener: () => void): void;
   /** The page that opened this one (window.open / target=_blank), if any. */
   opener(): Promise<BackendPage | null>;
+  /** Every JavaScript dialog; the listener must answer it (or keep it for the caller). */
+  onDialog(listener: (dialog: BackendDialog) => void): void;
+  onDownload(listener: (download: BackendDownload) => void): void;
+  onNetwork(listener: (event: NetworkEvent) => void): void;
+  /** Evaluates a JavaScript expression in the main frame (a function expression is called). */
+  evaluateExpression(expression: string, timeoutMs: number): Promise<unknown>;
   close(): Promise<void>;
 }
 

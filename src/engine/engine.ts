@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Backend, BackendBrowser } from '../backends/backend.js';
 import { ChromiumBackend } from '../backends/chromium/chromium-backend.js';
 import { requireChromium } from '../backends/chromium/discovery.js';
@@ -101,6 +102,11 @@ export class Engine {
         { retryable: true, details: { kind } },
       );
     });
+    await session.enforcePolicy().catch(async (err) => {
+      // A session whose policy cannot be enforced must not be handed out.
+      await session.close().catch(() => {});
+      throw err;
+    });
     this.sessionsById.set(session.id, session);
     log.info({ session_id: session.id, kind }, 'session started');
     return session;
@@ -113,7 +119,7 @@ export class Engine {
     deadline: Deadline,
   ): Promise<Session> {
     const id = this.sessionIds.next();
-    const common = { id, policy, pageIds: this.pageIds };
+    const common = { id, policy, pageIds: this.pageIds, downloadsDir: join(this.home, 'downloads', id) };
     switch (kind) {
       case 'ephemeral': {
         const browser = await this.sharedBrowser();

@@ -1,10 +1,19 @@
-import type { BackendPage, ScreenshotResult, WaitUntil } from '../backends/backend.js';
+import type { BackendPage, WaitUntil } from '../backends/backend.js';
 import { evaluateOnRef, type SnapshotOptions, type SnapshotResult, takeSnapshot } from '../snapshot/index.js';
 import { Deadline, type OperationOptions } from './deadline.js';
+import { type DialogRecord, PageDialogs } from './dialogs.js';
 import { TabwrightError } from './errors.js';
+import { NetworkActivity } from './network-activity.js';
 import { PageQueue } from './page-queue.js';
 import { denied } from './policy.js';
+import {
+  captureScreenshot,
+  type PageScreenshot,
+  type ScreenshotRequestOptions,
+  validateScreenshot,
+} from './screenshots.js';
 import type { Session } from './session.js';
+import { type WaitConditions, type WaitRequestOptions, type WaitResult, waitOnPage } from './waits.js';
 
 export const WAIT_UNTIL: readonly WaitUntil[] = ['load', 'domcontentloaded', 'networkidle'];
 
@@ -24,12 +33,8 @@ export interface NavigationOutcome {
   status: number | null;
 }
 
-export interface ScreenshotOptions {
-  full_page?: boolean;
-  format?: 'png' | 'jpeg';
-  quality?: number;
-  clip?: { x: number; y: number; width: number; height: number };
-}
+/** Viewport, full page, clip or element; see src/engine/screenshots.ts and docs/engine-signals.md. */
+export type ScreenshotOptions = ScreenshotRequestOptions;
 
 /**
  * One tab. Every operation goes through the page's queue, so operations on
@@ -41,12 +46,20 @@ export class Page {
   private closedReason: 'closed' | undefined;
   private lastTitle = '';
 
+  /** JavaScript dialogs of this page, answered by the session's dialog policy or held for the caller. */
+  readonly dialogs: PageDialogs;
+  /** Requests of this page in flight (network idle waits, receipts). */
+  readonly network: NetworkActivity;
+
   constructor(
     readonly id: string,
     readonly session: Session,
     readonly backend: BackendPage,
     readonly openerPageId: string | null,
   ) {
+    this.dialogs = new PageDialogs(this);
+    this.network = new NetworkActivity(backend);
+    session.downloads.watch(this);
     backend.onClose(() => {
       this.closedReason = 'closed';
       session.forgetPage(this);
@@ -125,7 +138,11 @@ export class Page {
     const target = normalizeUrl(url);
     if (!this.session.policy.allowsDocument(target)) throw denied(target, 'Navigation');
     return this.run('page.open', 'navigation', opts, async (d) => {
-      const res = await this.backend.goto(target, waitUntil, Math.max(1, d.remaining()));
+      const blockedBefore = this.session.network.lastSeq;
+      const res = await this.backend.goto(target, waitUntil, Math.max(1, d.remaining())).catch((err) => {
+        // A redirect (or a hop of it) the origin policy stopped: say so instead of "network error".
+        throw this.session.network.refusalSince(this.id, blockedBefore) ?? err;
+      });
       return this.outcome(res.status, d);
     });
   }
@@ -180,25 +197,39 @@ export class Page {
     return { page_id: this.id, url, title, status };
   }
 
-  async screenshot(req: ScreenshotOptions = {}, opts?: OperationOptions): Promise<ScreenshotResult> {
-    if (req.quality !== undefined && (req.format ?? 'png') !== 'jpeg') {
-      throw new TabwrightError(
-        'invalid_request',
-        'quality applies only to format "jpeg"; drop it or set format "jpeg".',
-        {
-          details: { field: 'quality' },
-        },
-      );
-    }
-    return this.run('page.screenshot', 'read', opts, (d) =>
-      this.backend.screenshot({
-        fullPage: req.full_page,
-        format: req.format,
-        quality: req.quality,
-        clip: req.clip,
-        timeoutMs: Math.max(1, d.remaining()),
-      }),
-    );
+  /** Viewport (default), full page (cut at 16384 px, see `truncated`), clip (document coordinates) or one element. */
+  async screenshot(req: ScreenshotOptions = {}, opts?: OperationOptions): Promise<PageScreenshot> {
+    validateScreenshot(req);
+    return this.run('page.screenshot', 'read', opts, (d) => captureScreenshot(this, req, d));
+  }
+
+  /** Waits until the conditions hold (all, or any with mode "any"); not_ready with details at the deadline. */
+  async wait(
+    conditions: WaitConditions,
+    req: WaitRequestOptions = {},
+    opts?: OperationOptions,
+  ): Promise<WaitResult> {
+    return waitOnPage(this, conditions, req, opts);
+  }
+
+  /** The dialog held for the caller (dialog policy "hold"), or null. */
+  pendingDialog(): DialogRecord | null {
+    return this.dialogs.pending();
+  }
+
+  /** Answers the held dialog; outside the queue, because the operation that opened it may still be waiting. */
+  async handleDialog(req: { accept: boolean; prompt_text?: string }): Promise<DialogRecord> {
+    this.assertUsable();
+    return this.dialogs.handle(req);
+  }
+
+  /**
+   * Refuses with permission_denied when this page's document, or one of
+   * `frameUrls` (the frame an action targets), is outside the session's
+   * origin policy. Actions call it before dispatch.
+   */
+  assertPageAllowed(frameUrls: string[] = []): void {
+    this.session.network.assertAllowed(this, frameUrls);
   }
 
   /** Evaluates a function in the page (engine-internal callers: snapshot, waits). */

@@ -1,8 +1,18 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BackendBrowser, BackendContext, BackendPage } from '../backends/backend.js';
 import type { OperationOptions } from './deadline.js';
+import {
+  DEFAULT_DIALOG_POLICY,
+  type DialogPolicy,
+  type DialogPolicyInput,
+  parseDialogPolicy,
+} from './dialogs.js';
+import { type DownloadRecord, SessionDownloads } from './downloads.js';
 import { TabwrightError } from './errors.js';
 import type { IdSource } from './ids.js';
 import { log } from './log.js';
+import { type BlockedRequest, NetworkPolicy } from './network-policy.js';
 import { Page, type PageInfo } from './page.js';
 import type { OriginPolicy } from './policy.js';
 
@@ -33,6 +43,8 @@ export interface SessionParts {
   endpoint?: string;
   policy: OriginPolicy;
   pageIds: IdSource;
+  /** Where downloads are saved (`<home>/downloads/<session_id>`); default under the OS temp dir. */
+  downloadsDir?: string;
 }
 
 /**
@@ -55,6 +67,11 @@ export class Session {
   private browserGone = false;
   private deathListeners: ((err: TabwrightError) => void)[] = [];
   activePageId: string | null = null;
+  /** Enforces `policy` on the context's requests (see network-policy.ts). */
+  readonly network: NetworkPolicy;
+  readonly downloads: SessionDownloads;
+  /** How JavaScript dialogs are answered; see dialogs.ts for the default. */
+  dialogPolicy: DialogPolicy = DEFAULT_DIALOG_POLICY;
 
   constructor(parts: SessionParts) {
     this.id = parts.id;
@@ -66,6 +83,10 @@ export class Session {
     this.endpoint = parts.endpoint ?? null;
     this.ownsBrowser = parts.ownsBrowser;
     this.pageIds = parts.pageIds;
+    this.network = new NetworkPolicy(parts.policy, (bp) => this.pagesByBackend.get(bp));
+    this.downloads = new SessionDownloads(
+      parts.downloadsDir ?? join(tmpdir(), 'tabwright-downloads', parts.id),
+    );
     parts.browser.onDisconnected(() => this.markBrowserGone());
     parts.context.onPage((bp) => {
       void this.adopt(bp);
@@ -201,6 +222,36 @@ export class Session {
   async closePage(pageId: string): Promise<void> {
     const page = this.page(pageId);
     await page.close();
+  }
+
+  /** Installs the origin policy's request filter (nothing for an unrestricted policy). */
+  async enforcePolicy(): Promise<void> {
+    await this.network.install(this.context);
+  }
+
+  /** Sets the dialog policy: one action for all types or per type; returns the policy now in force. */
+  setDialogPolicy(input: DialogPolicyInput): DialogPolicy {
+    this.dialogPolicy = parseDialogPolicy(input, this.dialogPolicy);
+    return this.dialogPolicy;
+  }
+
+  /** Requests the origin policy blocked (the last 200), optionally after a seq and for one page. */
+  blockedRequests(filter: { since_seq?: number; page_id?: string } = {}): BlockedRequest[] {
+    return this.network.blocked(filter);
+  }
+
+  /** The session's downloads, oldest first, optionally after a seq. */
+  listDownloads(sinceSeq = 0): DownloadRecord[] {
+    return this.downloads.list(sinceSeq);
+  }
+
+  /** Waits for a download (by id, else the newest in progress or the next to start) to complete or fail. */
+  async waitForDownload(
+    req: { download_id?: string } = {},
+    opts?: OperationOptions,
+  ): Promise<DownloadRecord> {
+    this.assertAlive();
+    return this.downloads.wait(req, opts, () => this.deathGuard());
   }
 
   info(): SessionInfo {

@@ -1,6 +1,12 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Page, Route } from 'playwright-core';
 import { CLOSED_SHADOW_INIT } from '../../snapshot/injected/bundle.generated.js';
-import type { BackendBrowser, BackendContext, BackendPage } from '../backend.js';
+import type {
+  BackendBrowser,
+  BackendContext,
+  BackendPage,
+  FilteredRequest,
+  RequestFilter,
+} from '../backend.js';
 import { ChromiumPage } from './chromium-page.js';
 import { translatePlaywrightError } from './translate-error.js';
 
@@ -130,5 +136,136 @@ export class ChromiumContext implements BackendContext {
 
   async close(): Promise<void> {
     await this.pw.close().catch(() => {});
+  }
+
+  private filter: RequestFilter | null = null;
+  private routed = false;
+  private readonly redirectGates = new WeakMap<Page, Promise<void>>();
+
+  async setRequestFilter(filter: RequestFilter | null): Promise<void> {
+    this.filter = filter;
+    if (filter && !this.routed) {
+      this.routed = true;
+      await this.pw.route('**/*', (route) => this.routeRequest(route));
+      this.pw.on('page', (p) => void this.gateRedirects(p));
+      await Promise.all(this.pw.pages().map((p) => this.gateRedirects(p)));
+    } else if (!filter && this.routed) {
+      this.routed = false;
+      await this.pw.unroute('**/*').catch(() => {});
+    }
+  }
+
+  private verdict(req: FilteredRequest): 'allow' | 'block' {
+    try {
+      return this.filter ? this.filter(req) : 'allow';
+    } catch {
+      return 'block';
+    }
+  }
+
+  /** First hop of every request (playwright routing covers popups and frames from their first request). */
+  private async routeRequest(route: Route): Promise<void> {
+    const req = route.request();
+    let frame: Frame | null = null;
+    try {
+      frame = req.frame();
+    } catch {
+      // Service-worker requests have no frame.
+    }
+    let pwPage: Page | null = null;
+    try {
+      pwPage = frame?.page() ?? null;
+    } catch {}
+    // A navigation with no frame yet is the first document of a popup.
+    const isNewWindow = req.isNavigationRequest() && !frame;
+    const verdict = this.verdict({
+      url: req.url(),
+      method: req.method(),
+      resourceType: req.resourceType(),
+      isNavigation: req.isNavigationRequest(),
+      isMainFrame: isNewWindow || (!!frame && frame.parentFrame() === null),
+      isRedirect: false,
+      isNewWindow,
+      page: pwPage ? this.browser.wrapPage(pwPage) : null,
+    });
+    if (verdict === 'block') {
+      // Documents are aborted (the frame keeps its current document, no error page commits); others are blocked.
+      await route.abort(req.isNavigationRequest() ? 'aborted' : 'blockedbyclient').catch(() => {});
+      return;
+    }
+    // A navigation may redirect: make sure its page's redirect gate is up before the request leaves.
+    if (pwPage && req.isNavigationRequest()) await this.gateRedirects(pwPage).catch(() => {});
+    if (isNewWindow) {
+      // No page to gate yet: fetch the first hop ourselves and check where a redirect points.
+      await this.fetchFirstHop(route).catch(() => route.fallback().catch(() => {}));
+      return;
+    }
+    await route.fallback().catch(() => {});
+  }
+
+  private async fetchFirstHop(route: Route): Promise<void> {
+    const req = route.request();
+    const res = await route.fetch({ maxRedirects: 0 });
+    const location = res.headers().location;
+    if (res.status() >= 300 && res.status() < 400 && location) {
+      const next = new URL(location, req.url()).href;
+      const verdict = this.verdict({
+        url: next,
+        method: req.method(),
+        resourceType: 'document',
+        isNavigation: true,
+        isMainFrame: true,
+        isRedirect: true,
+        isNewWindow: true,
+        page: null,
+      });
+      if (verdict === 'block') {
+        await route.abort('aborted');
+        return;
+      }
+    }
+    await route.fulfill({ response: res });
+  }
+
+  /**
+   * Playwright continues redirect hops without calling route handlers, so each
+   * page gets its own CDP Fetch interception that pauses redirect hops (and
+   * lets everything else through at once) for the filter to decide.
+   */
+  private gateRedirects(p: Page): Promise<void> {
+    let gate = this.redirectGates.get(p);
+    if (!gate) {
+      gate = this.installRedirectGate(p).catch(() => {});
+      this.redirectGates.set(p, gate);
+    }
+    return gate;
+  }
+
+  private async installRedirectGate(p: Page): Promise<void> {
+    if (p.isClosed()) return;
+    const cdp = await this.pw.newCDPSession(p);
+    const tree = (await cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
+    const mainFrameId = tree.frameTree.frame.id;
+    cdp.on('Fetch.requestPaused', (e) => {
+      const requestId = e.requestId;
+      if (!e.redirectedRequestId || !this.filter) {
+        cdp.send('Fetch.continueRequest', { requestId }).catch(() => {});
+        return;
+      }
+      const verdict = this.verdict({
+        url: e.request.url,
+        method: e.request.method,
+        resourceType: String(e.resourceType).toLowerCase(),
+        isNavigation: e.resourceType === 'Document',
+        isMainFrame: e.frameId === mainFrameId,
+        isRedirect: true,
+        isNewWindow: false,
+        page: this.browser.wrapPage(p),
+      });
+      const errorReason = e.resourceType === 'Document' ? 'Aborted' : 'BlockedByClient';
+      if (verdict === 'block') cdp.send('Fetch.failRequest', { requestId, errorReason }).catch(() => {});
+      else cdp.send('Fetch.continueRequest', { requestId }).catch(() => {});
+    });
+    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
   }
 }

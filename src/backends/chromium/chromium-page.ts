@@ -1,8 +1,13 @@
+import type { Request as PwRequest } from 'playwright-core';
 import { type Frame, type Page, errors as pwErrors } from 'playwright-core';
 import type {
+  BackendDialog,
+  BackendDownload,
   BackendFrame,
   BackendPage,
+  DialogType,
   NavigationResult,
+  NetworkEvent,
   ScreenshotRequest,
   ScreenshotResult,
   WaitUntil,
@@ -194,6 +199,7 @@ export class ChromiumPage implements BackendPage {
     visit(this.pw.mainFrame(), null);
     return out;
   }
+
   isClosed(): boolean {
     return this.pw.isClosed();
   }
@@ -206,6 +212,47 @@ export class ChromiumPage implements BackendPage {
   async opener(): Promise<BackendPage | null> {
     const o = await this.pw.opener().catch(() => null);
     return o ? this.wrap(o) : null;
+  }
+
+  onDialog(listener: (dialog: BackendDialog) => void): void {
+    this.pw.on('dialog', (d) => {
+      listener({
+        type: d.type() as DialogType,
+        message: d.message(),
+        defaultValue: d.defaultValue(),
+        accept: (text?: string) => d.accept(text).catch(() => {}),
+        dismiss: () => d.dismiss().catch(() => {}),
+      });
+    });
+  }
+
+  onDownload(listener: (download: BackendDownload) => void): void {
+    this.pw.on('download', (d) => {
+      listener({
+        url: d.url(),
+        suggestedFilename: d.suggestedFilename(),
+        saveAs: (path: string) => d.saveAs(path),
+        failure: () => d.failure().catch((err: unknown) => String(err)),
+      });
+    });
+  }
+
+  onNetwork(listener: (event: NetworkEvent) => void): void {
+    const emit = (phase: NetworkEvent['phase'], r: PwRequest) =>
+      listener({ phase, key: r, url: r.url(), resourceType: r.resourceType() });
+    this.pw.on('request', (r) => emit('started', r));
+    this.pw.on('requestfinished', (r) => emit('finished', r));
+    this.pw.on('requestfailed', (r) => emit('failed', r));
+  }
+
+  async evaluateExpression(expression: string, timeoutMs: number): Promise<unknown> {
+    try {
+      // playwright evaluates a string as an expression; a function expression is called, as documented.
+      const fnLike = /^(async\s+)?(function\b|\([^)]*\)\s*=>|[\w$]+\s*=>)/.test(expression.trim());
+      return await withTimeout(this.pw.evaluate(fnLike ? `(${expression})()` : expression), timeoutMs);
+    } catch (err) {
+      this.fail(err, 'page.eval', timeoutMs);
+    }
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,152 @@
+import type { BackendContext, BackendPage, FilteredRequest } from '../backends/backend.js';
+import { TabwrightError } from './errors.js';
+import { log } from './log.js';
+import type { Page } from './page.js';
+import type { OriginPolicy } from './policy.js';
+
+/** One request the session's origin policy stopped before it left the browser. */
+export interface BlockedRequest {
+  /** Increases per session; receipts ask for the records after the seq they saw last. */
+  seq: number;
+  at: string;
+  url: string;
+  origin: string;
+  method: string;
+  resource_type: string;
+  /** navigation: a frame's document; redirect: a redirect hop; popup: the first document of a new tab; subresource: anything else. */
+  kind: 'navigation' | 'redirect' | 'popup' | 'subresource';
+  frame: 'main' | 'child' | null;
+  page_id: string | null;
+}
+
+const KEEP = 200;
+
+/**
+ * Enforces a session's OriginPolicy at the network layer: every request of
+ * the session's context (navigations, redirect hops, meta refresh, popups,
+ * form posts, iframes, subresources) passes the backend's request filter.
+ * Nothing is installed for an unrestricted policy.
+ */
+export class NetworkPolicy {
+  private seq = 0;
+  private readonly records: BlockedRequest[] = [];
+
+  constructor(
+    readonly policy: OriginPolicy,
+    private readonly pageOf: (bp: BackendPage) => Page | undefined,
+  ) {}
+
+  async install(context: BackendContext): Promise<void> {
+    if (!this.policy.restricted) return;
+    await context.setRequestFilter((req) => this.decide(req));
+  }
+
+  /** The filter: documents must be allowed; subresources per `policy.subresources`. */
+  decide(req: FilteredRequest): 'allow' | 'block' {
+    const document = req.isNavigation || req.resourceType === 'document';
+    if (this.policy.allowsDocument(req.url)) return 'allow';
+    if (!document && this.policy.subresources === 'allow') return 'allow';
+    const page = req.page ? this.pageOf(req.page) : undefined;
+    // A tab with no document yet is a popup (window.open, target=_blank): not yet adopted by the
+    // session, or still on about:blank (its opener id is filled in asynchronously, so not checked).
+    // The first document of a new window (window.open, target=_blank) is requested before its frame exists.
+    const isPopup = document && req.isNewWindow;
+    const kind: BlockedRequest['kind'] = !document
+      ? 'subresource'
+      : req.isRedirect
+        ? 'redirect'
+        : isPopup
+          ? 'popup'
+          : 'navigation';
+    this.record(req, kind, page);
+    return 'block';
+  }
+
+  private record(req: FilteredRequest, kind: BlockedRequest['kind'], page: Page | undefined): void {
+    const rec: BlockedRequest = {
+      seq: ++this.seq,
+      at: new Date().toISOString(),
+      url: req.url,
+      origin: originOf(req.url),
+      method: req.method,
+      resource_type: req.resourceType,
+      kind,
+      frame: req.page ? (req.isMainFrame ? 'main' : 'child') : null,
+      page_id: page?.id ?? null,
+    };
+    this.records.push(rec);
+    if (this.records.length > KEEP) this.records.shift();
+    log.info({ blocked: rec.url, kind, page_id: rec.page_id }, 'request blocked by origin policy');
+  }
+
+  /** The last seq handed out (0 before anything was blocked). */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  /** Blocked requests, oldest first (the last 200), optionally after a seq and for one page. */
+  blocked(filter: { since_seq?: number; page_id?: string } = {}): BlockedRequest[] {
+    return this.records.filter(
+      (r) =>
+        (filter.since_seq === undefined || r.seq > filter.since_seq) &&
+        (filter.page_id === undefined || r.page_id === filter.page_id),
+    );
+  }
+
+  /** permission_denied for the first request of `pageId` blocked after `seq`, or null. */
+  refusalSince(pageId: string, seq: number): TabwrightError | null {
+    const rec = this.blocked({ since_seq: seq, page_id: pageId }).find(
+      (r) => r.kind !== 'subresource' && r.frame === 'main',
+    );
+    if (!rec) return null;
+    return new TabwrightError(
+      'permission_denied',
+      `The navigation was stopped: ${rec.kind === 'redirect' ? 'it redirected' : 'it went'} to ${rec.origin}, which the session's origin policy does not allow. Use an allowed URL, or start a session whose policy includes ${rec.origin}.`,
+      {
+        details: {
+          origin: rec.origin,
+          url: rec.url,
+          kind: rec.kind,
+          page_id: pageId,
+          reason: 'origin_denied',
+        },
+      },
+    );
+  }
+
+  /**
+   * Refuses (permission_denied) when the page's main document, or the given
+   * frame URLs, are outside the policy. A main frame left on an error page
+   * after a blocked navigation reports the blocked URL when one is known.
+   */
+  assertAllowed(page: Page, frameUrls: string[] = []): void {
+    if (!this.policy.restricted) return;
+    const checks: { url: string; frame: 'main' | 'child' }[] = [{ url: page.url(), frame: 'main' }];
+    for (const url of frameUrls) checks.push({ url, frame: 'child' });
+    for (const { url, frame } of checks) {
+      if (url === '' || url.startsWith('about:')) continue;
+      let effective = url;
+      if (url.startsWith('chrome-error:')) {
+        const last = this.blocked({ page_id: page.id }).at(-1);
+        effective = last?.url ?? url;
+      }
+      if (!this.policy.allowsDocument(effective)) {
+        const origin = originOf(effective);
+        throw new TabwrightError(
+          'permission_denied',
+          `The ${frame === 'main' ? 'page' : 'frame'} is at ${origin}, which the session's origin policy does not allow; no action runs there. Open an allowed URL first, or start a session whose policy includes ${origin}.`,
+          { details: { origin, url: effective, frame, page_id: page.id, reason: 'origin_denied' } },
+        );
+      }
+    }
+  }
+}
+
+export function originOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.origin === 'null' ? `${u.protocol}` : u.origin;
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { ElementResolver } from '../src/engine/waits.js';
+import type { Engine, Page, Session } from '../src/index.js';
+import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
+import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+
+let server: FixtureServer;
+let engine: Engine;
+let session: Session;
+const home = tempHome();
+
+before(async () => {
+  server = await startFixtureServer();
+  engine = newEngine(home.dir);
+  session = await engine.startSession();
+});
+
+after(async () => {
+  await engine.close();
+  await server.close();
+  home.cleanup();
+});
+
+/** Opens the waits fixture and runs `script` there (it schedules the changes the wait sees). */
+async function fixture(script = ''): Promise<Page> {
+  const page = session.page();
+  await page.open(`${server.url}/fixtures/waits/index.html`);
+  if (script) await page.backend.evaluateExpression(script, 2000);
+  return page;
+}
+
+describe('waits: one test per condition', () => {
+  test('text_present waits for text to appear', async () => {
+    const page = await fixture("setStatus('all  done', 300)");
+    const r = await page.wait({ text_present: 'all done' });
+    assert.equal(r.satisfied, true);
+    assert.equal(r.matched_condition, 'text_present');
+    assert.ok(r.waited_ms >= 250, String(r.waited_ms));
+    assert.equal(r.url, `${server.url}/fixtures/waits/index.html`);
+  });
+
+  test('text_absent waits for text to go', async () => {
+    const page = await fixture('removeStatus(300)');
+    const r = await page.wait({ text_absent: 'loading' });
+    assert.ok(r.waited_ms >= 250);
+  });
+
+  test('selector_present and selector_absent', async () => {
+    const page = await fixture('addItems(1, 200); removeStatus(400)');
+    const a = await page.wait({ selector_present: 'li:nth-child(2)' });
+    assert.equal(a.matched_condition, 'selector_present');
+    const b = await page.wait({ selector_absent: '#status' });
+    assert.ok(b.waited_ms >= 100);
+  });
+
+  test('selector_present with visible: true ignores hidden matches', async () => {
+    const page = await fixture(
+      "const s = document.createElement('span'); s.id = 'later'; s.style.display = 'none'; s.textContent = 'x'; document.body.append(s); after(300, () => { s.style.display = 'inline'; })",
+    );
+    const r = await page.wait({ selector_present: { selector: '#later', visible: true } });
+    assert.ok(r.waited_ms >= 250);
+  });
+
+  test('element_ref_present uses the pluggable resolver', async () => {
+    const page = await fixture('addItems(1, 300)');
+    const asked: string[] = [];
+    // A stub: ref "e2" names the second list item.
+    const resolveElement: ElementResolver = async (ref, ctx) => {
+      asked.push(ref);
+      const present = await ctx.page.backend.evaluate(
+        () => document.querySelectorAll('li').length >= 2,
+        null,
+        ctx.timeoutMs,
+      );
+      return present ? { box: { x: 0, y: 0, width: 1, height: 1 } } : null;
+    };
+    const r = await page.wait({ element_ref_present: 'e2' }, { resolveElement });
+    assert.equal(r.matched_condition, 'element_ref_present');
+    assert.ok(asked.length >= 2 && asked.every((x) => x === 'e2'));
+  });
+
+  test('element_ref_present without a resolver is unsupported_method', async () => {
+    const page = await fixture();
+    await rejectsWith(page.wait({ element_ref_present: 'e1' }), 'unsupported_method');
+  });
+
+  test('url_matches with a glob', async () => {
+    const page = await fixture("pushUrl('/fixtures/waits/done?step=2', 200)");
+    const r = await page.wait({ url_matches: '**/waits/done?step=*' });
+    assert.equal(r.url, `${server.url}/fixtures/waits/done?step=2`);
+  });
+
+  test('url_matches with a /regex/', async () => {
+    const page = await fixture("pushUrl('/fixtures/waits/item/42', 200)");
+    const r = await page.wait({ url_matches: '/item\\/\\d+$/' });
+    assert.match(r.url, /item\/42$/);
+  });
+
+  test('navigation_complete waits for the load event', async () => {
+    const page = session.page();
+    await page.open(`${server.url}/fixtures/waits/slow-image.html`, 'domcontentloaded');
+    const r = await page.wait({ navigation_complete: true });
+    assert.equal(r.matched_condition, 'navigation_complete');
+    assert.equal(await page.backend.evaluateExpression('document.readyState', 1000), 'complete');
+  });
+
+  test('network_idle waits for requests in flight', async () => {
+    const page = await fixture("void fetch('/slow?ms=600')");
+    const r = await page.wait({ network_idle: { idle_ms: 200 } });
+    assert.ok(r.waited_ms >= 500, String(r.waited_ms));
+  });
+
+  test('dom_stable waits for mutations to stop', async () => {
+    const page = await fixture('churn(600)');
+    const r = await page.wait({ dom_stable: 300 });
+    assert.ok(r.waited_ms >= 700, String(r.waited_ms));
+  });
+
+  test('js_predicate: an expression and a function expression', async () => {
+    const page = await fixture('flag(300)');
+    const a = await page.wait({ js_predicate: 'window.ready === true' });
+    assert.ok(a.waited_ms >= 250);
+    const b = await page.wait({ js_predicate: '() => document.querySelectorAll("li").length === 1' });
+    assert.equal(b.matched_condition, 'js_predicate');
+  });
+
+  test('selector_count with min, max and equals', async () => {
+    const page = await fixture('addItems(3, 200)');
+    await page.wait({ selector_count: { selector: 'li', equals: 4 } });
+    await page.wait({ selector_count: { selector: 'li', min: 2, max: 5 } });
+    const err = await rejectsWith(
+      page.wait({ selector_count: { selector: 'li', max: 1 } }, {}, { timeoutMs: 400 }),
+      'not_ready',
+    );
+    assert.deepEqual((err.details.conditions as { observed: unknown }[])[0]!.observed, { count: 4 });
+  });
+});
+
+describe('waits: combinations, timeouts and errors', () => {
+  test('mode all needs every condition', async () => {
+    const page = await fixture("setStatus('ready', 150); addItems(1, 400)");
+    const r = await page.wait({ text_present: 'ready', selector_count: { selector: 'li', min: 2 } });
+    assert.deepEqual(r.matched_conditions.sort(), ['selector_count', 'text_present']);
+    assert.ok(r.waited_ms >= 350, String(r.waited_ms));
+  });
+
+  test('mode any returns the first condition that holds', async () => {
+    const page = await fixture("setStatus('ready', 200)");
+    const r = await page.wait({ text_present: 'ready', selector_present: '#never' }, { mode: 'any' });
+    assert.equal(r.matched_condition, 'text_present');
+    assert.deepEqual(r.matched_conditions, ['text_present']);
+  });
+
+  test('unsatisfied at the deadline: not_ready, retryable, with each condition and its last value', async () => {
+    const page = await fixture();
+    const err = await rejectsWith(
+      page.wait({ text_present: 'never', selector_present: 'li' }, {}, { timeoutMs: 500 }),
+      'not_ready',
+    );
+    assert.equal(err.retryable, true);
+    assert.equal(err.details.reason, 'wait_timeout');
+    assert.deepEqual(err.details.failed, ['text_present']);
+    const conds = err.details.conditions as { condition: string; satisfied: boolean; observed: unknown }[];
+    assert.deepEqual(
+      conds.map((c) => [c.condition, c.satisfied]),
+      [
+        ['text_present', false],
+        ['selector_present', true],
+      ],
+    );
+    assert.deepEqual(conds[1]!.observed, { count: 1 });
+    assert.equal(err.details.url, page.url());
+  });
+
+  test('an invalid selector is invalid_selector at once', async () => {
+    const page = await fixture();
+    const started = Date.now();
+    await rejectsWith(page.wait({ selector_present: 'li[' }), 'invalid_selector');
+    assert.ok(Date.now() - started < 2000);
+  });
+
+  test('bad requests are invalid_request', async () => {
+    const page = await fixture();
+    await rejectsWith(page.wait({}), 'invalid_request');
+    await rejectsWith(page.wait({ text_shown: 'x' } as never), 'invalid_request');
+    await rejectsWith(page.wait({ url_matches: '/(/' }), 'invalid_request');
+    await rejectsWith(page.wait({ selector_count: { selector: 'li' } }), 'invalid_request');
+    await rejectsWith(page.wait({ js_predicate: 'window.(' }), 'invalid_request');
+    await rejectsWith(page.wait({ text_present: 'x' }, { mode: 'some' as 'any' }), 'invalid_request');
+    await rejectsWith(page.wait({ text_present: 'x' }, {}, { timeoutMs: 61_000 }), 'invalid_request');
+  });
+
+  test('the caller can abort a wait', async () => {
+    const page = await fixture();
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    const err = await rejectsWith(
+      page.wait({ text_present: 'never' }, {}, { signal: ac.signal }),
+      'not_ready',
+    );
+    assert.equal(err.details.aborted, true);
+  });
+});
