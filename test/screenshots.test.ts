@@ -104,6 +104,15 @@ describe('screenshots', () => {
     assert.equal(err.details.reason, 'stale');
   });
 
+  test('element by snapshot ref (the default resolver)', async () => {
+    const page = await open('index.html');
+    const snap = await page.snapshot();
+    const ref = snap.elements.find((e) => e.role === 'button' && e.name === 'Capture me')?.element_ref;
+    assert.ok(ref, 'the snapshot names the button');
+    const s = await page.screenshot({ element: { ref } });
+    assert.deepEqual([s.width, s.height], [160, 40]);
+  });
+
   test('element errors: no match, several matches, hidden, bad selector', async () => {
     const page = await open('index.html');
     const none = await rejectsWith(page.screenshot({ element: { selector: '#nope' } }), 'element_not_found');

@@ -80,9 +80,24 @@ describe('waits: one test per condition', () => {
     assert.ok(asked.length >= 2 && asked.every((x) => x === 'e2'));
   });
 
-  test('element_ref_present without a resolver is unsupported_method', async () => {
+  test('element_ref_present with a snapshot ref (the default resolver)', async () => {
     const page = await fixture();
-    await rejectsWith(page.wait({ element_ref_present: 'e1' }), 'unsupported_method');
+    const snap = await page.snapshot();
+    const ref = snap.elements.find((e) => e.role === 'button' && e.name === 'Go')?.element_ref;
+    assert.ok(ref, 'the snapshot names the Go button');
+    const r = await page.wait({ element_ref_present: ref });
+    assert.equal(r.matched_condition, 'element_ref_present');
+    await page.backend.evaluateExpression("document.getElementById('go').remove()", 1000);
+    const err = await rejectsWith(
+      page.wait({ element_ref_present: ref }, {}, { timeoutMs: 400 }),
+      'not_ready',
+    );
+    assert.deepEqual((err.details.conditions as { observed: unknown }[])[0]!.observed, {
+      ref,
+      present: false,
+    });
+    await rejectsWith(page.wait({ element_ref_present: 'e999999' }), 'element_not_found');
+    await rejectsWith(page.wait({ element_ref_present: 'go' }), 'invalid_request');
   });
 
   test('url_matches with a glob', async () => {

@@ -1,4 +1,5 @@
-import type { Deadline, OperationOptions } from './deadline.js';
+import { evaluateOnRef, resolveRef } from '../snapshot/index.js';
+import { Deadline, type OperationOptions } from './deadline.js';
 import { TabwrightError } from './errors.js';
 import type { Page } from './page.js';
 
@@ -34,17 +35,63 @@ export function setElementResolver(resolver: ElementResolver | undefined): void 
   defaultResolver = resolver;
 }
 
+/** The resolver in force: the caller's, else the registered one, else snapshot refs (src/snapshot/). */
 export function elementResolver(override?: ElementResolver): ElementResolver {
-  const r = override ?? defaultResolver;
-  if (!r) {
-    throw new TabwrightError(
-      'unsupported_method',
-      'Element refs cannot be resolved: no ref resolver is registered (it comes with page snapshots). Use a CSS selector instead.',
-      { details: { reason: 'no_ref_resolver' } },
-    );
-  }
-  return r;
+  return override ?? defaultResolver ?? snapshotRefResolver;
 }
+
+/** The element's box relative to its own document (CSS px), or null without a layout box. */
+function boxInDocument(el: Element): ElementBox | null {
+  const r = el.getBoundingClientRect();
+  if (r.width <= 0 || r.height <= 0) return null;
+  return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
+}
+
+/** Where a frame's viewport starts inside its parent's document (run on the iframe element). */
+function frameOffset(el: unknown): { x: number; y: number } {
+  const e = el as Element;
+  const r = e.getBoundingClientRect();
+  const w = e.ownerDocument.defaultView!;
+  return { x: r.left + e.clientLeft + w.scrollX, y: r.top + e.clientTop + w.scrollY };
+}
+
+/**
+ * Snapshot refs (e12): null when the ref is stale (its element or document
+ * is gone); other ref errors (not a ref, never issued, another page) throw.
+ * Boxes of elements inside iframes are moved into main-document coordinates.
+ */
+export const snapshotRefResolver: ElementResolver = async (ref, { page, timeoutMs }) => {
+  const d = Deadline.from({ timeoutMs: Math.max(1, Math.min(timeoutMs, 60_000)) });
+  let found: { box: ElementBox | null; frameId: string };
+  try {
+    const target = await resolveRef(page, ref, d);
+    const box = await evaluateOnRef(page, ref, boxInDocument, null, d);
+    found = { box, frameId: target.frameId };
+  } catch (err) {
+    if (
+      err instanceof TabwrightError &&
+      err.code === 'element_not_found' &&
+      err.details.reason === 'stale_ref'
+    )
+      return null;
+    throw err;
+  }
+  if (!found.box) return { box: null };
+  const frames = page.backend.frames();
+  let frame = frames.find((f) => f.id === found.frameId);
+  const box = { ...found.box };
+  while (frame?.parentId) {
+    // Inside an iframe: its document scroll does not move the element in the parent.
+    const inner = await frame.evaluate(() => ({ x: scrollX, y: scrollY }), null, Math.max(1, d.remaining()));
+    const off = await frame.evaluateOnOwner(frameOffset, null, Math.max(1, d.remaining()));
+    if (!off) return null;
+    box.x += off.x - inner.x;
+    box.y += off.y - inner.y;
+    const parentId: string = frame.parentId;
+    frame = frames.find((f) => f.id === parentId);
+  }
+  return { box };
+};
 
 export type LoadState = 'load' | 'domcontentloaded' | 'networkidle';
 
