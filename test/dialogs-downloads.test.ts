@@ -203,6 +203,16 @@ describe('downloads', () => {
     assert.equal(readFileSync(d.path, 'utf8'), 'made in the page');
   });
 
+  test('opening a URL that is a file reports the download instead of failing', async () => {
+    const page = session.page();
+    const r = await page.open(`${server.url}/fixtures/downloads/data.bin`);
+    assert.equal(r.status, null);
+    assert.equal(r.download?.suggested_filename, 'data.bin');
+    const d = await session.waitForDownload({ download_id: r.download!.download_id });
+    assert.equal(d.state, 'completed');
+    assert.equal(d.size, 12);
+  });
+
   test('waiting with no download is not_ready (retryable); an unknown id is invalid_request', async () => {
     const err = await rejectsWith(session.waitForDownload({}, { timeoutMs: 300 }), 'not_ready');
     assert.equal(err.retryable, true);

@@ -153,6 +153,37 @@ describe('origin policy at the network layer', () => {
     assert.ok(good);
   });
 
+  test('an iframe redirected to a disallowed origin is stopped at the hop', async () => {
+    const page = strict.page();
+    const since = strict.network.lastSeq;
+    await page.open(attackUrl('iframe-redirect.html'));
+    const rec = await until(() => strict.blockedRequests({ since_seq: since })[0]);
+    assert.equal(rec.kind, 'redirect');
+    assert.equal(rec.frame, 'child');
+    assert.ok(page.backend.frames().every((f) => !f.url().startsWith(server.altUrl)));
+  });
+
+  test('a form POST inside the allowlist goes through with its body', async () => {
+    const page = strict.page();
+    await page.open(`${server.url}/fixtures/nav/a.html`);
+    await page.evaluate(
+      'post',
+      (action) => {
+        const f = document.createElement('form');
+        f.method = 'post';
+        f.action = action;
+        const i = document.createElement('input');
+        i.name = 'q';
+        i.value = 'kept';
+        f.append(i);
+        document.body.append(f);
+        f.submit();
+      },
+      `${server.url}/echo`,
+    );
+    await page.wait({ text_present: 'q=kept', url_matches: '**/echo' });
+  });
+
   test('subresources from other origins are blocked with subresources "block"', async () => {
     const page = strict.page();
     const since = strict.network.lastSeq;

@@ -133,9 +133,15 @@ export interface BackendFrame {
    * hosts this frame. Resolves null for the main frame or when the host element is gone.
    */
   evaluateOnOwner<R, A>(fn: (el: unknown, arg: A) => R, arg: A, timeoutMs: number): Promise<R | null>;
+  /**
+   * Sets files on the <input type=file> that the page function `locate`
+   * returns in this frame; false when it returns no element.
+   */
+  setInputFiles<A>(locate: (arg: A) => unknown, arg: A, files: string[], timeoutMs: number): Promise<boolean>;
 }
 
 export interface BackendPage {
+  readonly input: BackendInput;
   url(): string;
   title(timeoutMs: number): Promise<string>;
   goto(url: string, waitUntil: WaitUntil, timeoutMs: number): Promise<NavigationResult>;
@@ -174,4 +180,30 @@ export interface Backend {
   attachCdp(endpoint: string, timeoutMs: number): Promise<BackendBrowser>;
   /** Connect to a remote browser server by its ws endpoint. */
   connectRemote(wsEndpoint: string, timeoutMs: number): Promise<BackendBrowser>;
+}
+
+/** A point in CSS pixels of the page's (main frame's) viewport. */
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface ClickOptions {
+  button: 'left' | 'right' | 'middle';
+  clickCount: number;
+  modifiers: readonly ('Alt' | 'Control' | 'Meta' | 'Shift')[];
+}
+
+/** Trusted input (CDP Input domain on Chromium, BiDi input.performActions later). */
+export interface BackendInput {
+  click(at: Point, opts: ClickOptions): Promise<void>;
+  move(at: Point): Promise<void>;
+  drag(from: Point, to: Point): Promise<void>;
+  wheel(at: Point, dx: number, dy: number): Promise<void>;
+  /** Key by key, as a user types. */
+  type(text: string): Promise<void>;
+  /** One input event with the whole text (what IMEs and paste do). */
+  insertText(text: string): Promise<void>;
+  /** A key or chord: "Enter", "Control+A", "ControlOrMeta+A". */
+  press(chord: string): Promise<void>;
 }

@@ -24,6 +24,13 @@ export interface DownloadRecord {
   finished_at: string | null;
 }
 
+/** What a navigation that became a download reports. */
+export interface DownloadStarted {
+  download_id: string;
+  suggested_filename: string;
+  url: string;
+}
+
 const ids = new IdSource('dl');
 
 /** The downloads of one session, saved under `<home>/downloads/<session_id>/`. */
@@ -93,6 +100,24 @@ export class SessionDownloads {
         return candidate;
       }
     }
+  }
+
+  /**
+   * The download a navigation of `pageId` turned into ("Download is starting"
+   * / net::ERR_ABORTED), waiting up to 1 s for its event; null when `err` is
+   * another failure or no download of that page started after `sinceSeq`.
+   */
+  async startedBy(pageId: string, sinceSeq: number, err: unknown): Promise<DownloadStarted | null> {
+    const text =
+      err instanceof TabwrightError ? `${err.message} ${String(err.details.cause ?? '')}` : String(err);
+    if (!/Download is starting|ERR_ABORTED/i.test(text)) return null;
+    const find = () => this.records.find((r) => r.seq > sinceSeq && r.page_id === pageId);
+    const end = Date.now() + 1000;
+    while (!find() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    const rec = find();
+    return rec
+      ? { download_id: rec.download_id, suggested_filename: rec.suggested_filename, url: rec.url }
+      : null;
   }
 
   /** Every download of the session, oldest first, optionally after a seq. */

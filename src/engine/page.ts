@@ -1,7 +1,10 @@
 import type { BackendPage, WaitUntil } from '../backends/backend.js';
 import { evaluateOnRef, type SnapshotOptions, type SnapshotResult, takeSnapshot } from '../snapshot/index.js';
+import { performAction } from './actions/perform.js';
+import type { ActionOptions, ActionSpec, Receipt, Target } from './actions/types.js';
 import { Deadline, type OperationOptions } from './deadline.js';
 import { type DialogRecord, PageDialogs } from './dialogs.js';
+import type { DownloadStarted } from './downloads.js';
 import { TabwrightError } from './errors.js';
 import { NetworkActivity } from './network-activity.js';
 import { PageQueue } from './page-queue.js';
@@ -31,6 +34,8 @@ export interface NavigationOutcome {
   url: string;
   title: string;
   status: number | null;
+  /** The URL answered with a file instead of a page: it is being saved (Session.waitForDownload). */
+  download?: DownloadStarted;
 }
 
 /** Viewport, full page, clip or element; see src/engine/screenshots.ts and docs/engine-signals.md. */
@@ -139,11 +144,21 @@ export class Page {
     if (!this.session.policy.allowsDocument(target)) throw denied(target, 'Navigation');
     return this.run('page.open', 'navigation', opts, async (d) => {
       const blockedBefore = this.session.network.lastSeq;
-      const res = await this.backend.goto(target, waitUntil, Math.max(1, d.remaining())).catch((err) => {
-        // A redirect (or a hop of it) the origin policy stopped: say so instead of "network error".
-        throw this.session.network.refusalSince(this.id, blockedBefore) ?? err;
-      });
-      return this.outcome(res.status, d);
+      const downloadsBefore = this.session.downloads.lastSeq;
+      let download: DownloadStarted | null = null;
+      const res = await this.backend
+        .goto(target, waitUntil, Math.max(1, d.remaining()))
+        .catch(async (err) => {
+          // A redirect (or a hop of it) the origin policy stopped: say so instead of "network error".
+          const refusal = this.session.network.refusalSince(this.id, blockedBefore);
+          if (refusal) throw refusal;
+          // A URL that is a file starts a download instead of a page: a result, not a failure.
+          download = await this.session.downloads.startedBy(this.id, downloadsBefore, err);
+          if (!download) throw err;
+          return { url: this.backend.url(), status: null };
+        });
+      const outcome = await this.outcome(res.status, d);
+      return download ? { ...outcome, download } : outcome;
     });
   }
 
@@ -240,6 +255,15 @@ export class Page {
     opts?: OperationOptions,
   ): Promise<R> {
     return this.run(name, 'read', opts, (d) => this.backend.evaluate(fn, arg, Math.max(1, d.remaining())));
+  }
+
+  /**
+   * One guarded action with a receipt (see src/engine/actions/): resolve
+   * exactly one target, refuse with a reason or dispatch trusted input once,
+   * then report what changed. `target` may be omitted for press and scroll.
+   */
+  async act(target: Target | undefined, spec: ActionSpec, opts?: ActionOptions): Promise<Receipt> {
+    return performAction(this, target, spec, opts);
   }
 
   /** The page model, its agent text and elements (see src/snapshot/). */

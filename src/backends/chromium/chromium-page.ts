@@ -12,6 +12,7 @@ import type {
   ScreenshotResult,
   WaitUntil,
 } from '../backend.js';
+import { ChromiumInput, setFilesInFrame } from './chromium-input.js';
 import { translatePlaywrightError } from './translate-error.js';
 
 /** Reads width and height from a PNG or JPEG header, so no image library is needed. */
@@ -62,6 +63,18 @@ export class ChromiumFrame implements BackendFrame {
     }
   }
 
+  setInputFiles<A>(
+    locate: (arg: A) => unknown,
+    arg: A,
+    files: string[],
+    timeoutMs: number,
+  ): Promise<boolean> {
+    return withTimeout(
+      setFilesInFrame(this.pw, locate as (arg: unknown) => unknown, arg, files, this.browserAlive),
+      timeoutMs,
+    );
+  }
+
   async evaluateOnOwner<R, A>(fn: (el: unknown, arg: A) => R, arg: A, timeoutMs: number): Promise<R | null> {
     if (!this.pw.parentFrame()) return null;
     try {
@@ -86,12 +99,15 @@ export class ChromiumFrame implements BackendFrame {
 export class ChromiumPage implements BackendPage {
   private readonly frameHandles = new WeakMap<Frame, ChromiumFrame>();
   private frameSeq = 0;
+  readonly input: ChromiumInput;
 
   constructor(
     readonly pw: Page,
     private readonly browserAlive: () => boolean,
     private readonly wrap: (p: Page) => ChromiumPage,
-  ) {}
+  ) {
+    this.input = new ChromiumInput(pw, browserAlive);
+  }
 
   private fail(err: unknown, operation: string, timeoutMs?: number, navigation = false): never {
     throw translatePlaywrightError(err, {

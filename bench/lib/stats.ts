@@ -1,0 +1,19 @@
+import { cpus, release, totalmem, type } from 'node:os';
+
+/** Small statistics for benchmarks: medians and percentiles, never means (shared, noisy machines). */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const i = Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1));
+  return s[i]!;
+}
+
+export const median = (v: number[]) => percentile(v, 50);
+
+export function fmt(ms: number): string {
+  return `${ms.toFixed(1)} ms`;
+}
+
+export function machine(): string {
+  return `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, ${type()} ${release()}, Node ${process.versions.node}`;
+}

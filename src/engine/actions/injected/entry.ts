@@ -1,0 +1,130 @@
+// Bundle entry: the in-page action API, exposed by esbuild as the IIFE global __tabwrightActions.
+
+import { checkedOf, focusElement, type SelectSpec, scrollElement, selectOptions } from './ops.js';
+import {
+  type FindSpec,
+  find,
+  fingerprint,
+  guard,
+  liveValue,
+  observeRead,
+  observeStart,
+  type ProbeKind,
+  rawValue,
+  settle,
+} from './probe.js';
+
+const SNAPSHOT_KEY = Symbol.for('tabwright.snapshot');
+
+interface SnapshotApi {
+  call(c: { op: 'idOf' }, el?: Element): { doc: string; id: number } | null;
+  element(doc: string, id: number): Element | null;
+}
+
+/** Local identity (document id + element id) from the snapshot page script, when installed. */
+function identity(el: Element): { doc: string; id: number } | null {
+  const tw = (globalThis as Record<symbol, SnapshotApi | undefined>)[SNAPSHOT_KEY];
+  return tw ? tw.call({ op: 'idOf' }, el) : null;
+}
+
+export type ElementOp =
+  | { op: 'guard'; kind: ProbeKind; scroll: boolean }
+  /** guard, and when it passes: the value, a fingerprint and a started observer, in one round trip. */
+  | {
+      op: 'prepare';
+      kind: ProbeKind;
+      scroll: boolean;
+      value: 'value' | 'checked' | null;
+      focus?: 'plain' | 'end' | 'all';
+    }
+  | { op: 'value' }
+  /** Compares in the page, so a secret value never has to come back to be checked. */
+  | { op: 'valueIs'; expected: string }
+  | { op: 'checked' }
+  | { op: 'focus'; caret?: 'end' | 'all' }
+  | { op: 'select'; spec: SelectSpec }
+  | { op: 'scroll'; dx?: number; dy?: number; pages?: number; intoView?: boolean };
+
+export type PageOp =
+  | { op: 'find'; spec: FindSpec }
+  | { op: 'fingerprint' }
+  | { op: 'observeStart' }
+  | { op: 'observeRead'; stop: boolean }
+  /** fingerprint + observeStart (actions without an element). */
+  | { op: 'prepare' }
+  /** Waits for DOM quiet (or the cap), stops the observer; returns counts, a fingerprint and the pinned element's value. */
+  | {
+      op: 'settle';
+      quietMs: number;
+      capMs: number;
+      pin?: { doc: string; id: number };
+      value: 'value' | 'checked' | null;
+    };
+
+export function create() {
+  return {
+    async elementOp(el: Element, a: ElementOp): Promise<unknown> {
+      switch (a.op) {
+        case 'guard': {
+          const { coverEl, ...r } = await guard(el, a.kind, a.scroll);
+          return coverEl ? { ...r, coverId: identity(coverEl) } : r;
+        }
+        case 'prepare': {
+          const { coverEl, ...r } = await guard(el, a.kind, a.scroll);
+          if (!r.ok) return coverEl ? { ...r, coverId: identity(coverEl) } : r;
+          const value = a.value === 'value' ? liveValue(el) : a.value === 'checked' ? checkedOf(el) : null;
+          const fp = fingerprint();
+          observeStart();
+          // Focus after the observer starts: focus handlers are part of what the action does.
+          const focused = a.focus ? focusElement(el, a.focus === 'plain' ? undefined : a.focus) : undefined;
+          return { ...r, value, fingerprint: fp, focused };
+        }
+        case 'value':
+          return liveValue(el);
+        case 'valueIs':
+          return rawValue(el) === a.expected;
+        case 'checked':
+          return checkedOf(el);
+        case 'focus':
+          return focusElement(el, a.caret);
+        case 'select':
+          return selectOptions(el, a.spec);
+        case 'scroll':
+          return scrollElement(el, a);
+      }
+    },
+    async pageOp(a: PageOp): Promise<unknown> {
+      switch (a.op) {
+        case 'prepare': {
+          const fp = fingerprint();
+          observeStart();
+          return { fingerprint: fp };
+        }
+        case 'settle': {
+          const r = await settle(a.quietMs, a.capMs);
+          const { expect } = observeRead(true);
+          let value: unknown = null;
+          let stale = false;
+          if (a.pin && a.value) {
+            const tw = (globalThis as Record<symbol, SnapshotApi | undefined>)[SNAPSHOT_KEY];
+            const el = tw?.element(a.pin.doc, a.pin.id) ?? null;
+            if (el) value = a.value === 'value' ? liveValue(el) : checkedOf(el);
+            else stale = true;
+          }
+          return { ...r, value, stale, expect };
+        }
+        case 'find': {
+          const r = find(a.spec);
+          return r.ok ? { ok: true, count: r.count, identity: identity(r.el) } : r;
+        }
+        case 'fingerprint':
+          return fingerprint();
+        case 'observeStart':
+          observeStart();
+          return true;
+        case 'observeRead':
+          return observeRead(a.stop);
+      }
+    },
+  };
+}

@@ -1,0 +1,576 @@
+/**
+ * In-page half of the action pipeline: target resolution by selector, role or
+ * text; the actionability guard; and the page fingerprint and mutation
+ * observer behind receipts. Bundled by scripts/build-injected.mjs into a
+ * string (see bundle.generated.ts) because page functions travel as source.
+ *
+ * Everything returned is plain JSON. Values of secret fields never leave the
+ * page: they come back as "[redacted]".
+ */
+
+export type ProbeKind =
+  | 'click'
+  | 'hover'
+  | 'focus'
+  | 'type'
+  | 'fill'
+  | 'select'
+  | 'check'
+  | 'scroll'
+  | 'drag'
+  | 'files';
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface CoverInfo {
+  tag: string;
+  role: string;
+  name: string;
+  /** The covering element itself, for the engine to turn into a ref. */
+  el?: Element;
+}
+
+export type GuardReason =
+  | 'detached'
+  | 'hidden'
+  | 'disabled'
+  | 'readonly'
+  | 'not_editable'
+  | 'obscured'
+  | 'unstable'
+  | 'not_select'
+  | 'not_checkable'
+  | 'not_file_input';
+
+export interface GuardResult {
+  ok: boolean;
+  reason?: GuardReason;
+  message?: string;
+  /** Where to dispatch pointer input, in this frame's viewport CSS pixels. */
+  point?: Point;
+  box?: [number, number, number, number];
+  scrolled?: boolean;
+  cover?: { tag: string; role: string; name: string };
+  /** Local identity of the covering element (the engine maps it to a ref). */
+  coverId?: { doc: string; id: number } | null;
+}
+
+const SECRET_AUTOCOMPLETE = /(^|\s)(current-password|new-password|one-time-code|cc-[a-z-]+)(\s|$)/i;
+
+export function isSecret(el: Element): boolean {
+  if (!(el instanceof HTMLInputElement)) return false;
+  if (el.type === 'password') return true;
+  return SECRET_AUTOCOMPLETE.test(el.getAttribute('autocomplete') ?? '');
+}
+
+/** The live value of a form control (unredacted: only compared in the page, never returned). */
+export function rawValue(el: Element): string | null {
+  let v: string | null = null;
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) v = el.value;
+  else if (el instanceof HTMLSelectElement)
+    v = [...el.selectedOptions].map((o) => o.label || o.text).join(', ');
+  else if (el instanceof HTMLElement && el.isContentEditable) v = el.innerText;
+  return v;
+}
+
+/** The live value of a form control, redacted for secret fields. */
+export function liveValue(el: Element): string | null {
+  const v = rawValue(el);
+  if (v === null) return null;
+  return isSecret(el) ? (v === '' ? '' : '[redacted]') : v;
+}
+
+const TEXT_INPUT_TYPES = new Set([
+  '',
+  'text',
+  'search',
+  'url',
+  'tel',
+  'email',
+  'password',
+  'number',
+  'date',
+  'datetime-local',
+  'month',
+  'time',
+  'week',
+]);
+
+function isEditableControl(el: Element): boolean {
+  if (el instanceof HTMLTextAreaElement) return true;
+  if (el instanceof HTMLInputElement) return TEXT_INPUT_TYPES.has(el.type.toLowerCase());
+  return el instanceof HTMLElement && el.isContentEditable;
+}
+
+function isDisabled(el: Element): boolean {
+  if (el.matches(':disabled')) return true;
+  for (let n: Element | null = el; n; n = n.parentElement) {
+    if (n.getAttribute('aria-disabled') === 'true') return true;
+  }
+  return false;
+}
+
+function isReadOnly(el: Element): boolean {
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) return el.readOnly;
+  return el.getAttribute('aria-readonly') === 'true';
+}
+
+function isRendered(el: Element): boolean {
+  const style = getComputedStyle(el);
+  if (style.visibility === 'hidden' || style.visibility === 'collapse') return false;
+  const rects = el.getClientRects();
+  for (const r of rects) if (r.width > 0 && r.height > 0) return true;
+  // display:contents elements have no box of their own: look at children.
+  if (style.display === 'contents') {
+    for (const c of el.children) if (isRendered(c)) return true;
+  }
+  return false;
+}
+
+/** A visually hidden checkbox/radio stands for its label (custom controls hide the input). */
+function pointerTarget(el: Element, kind: ProbeKind): Element {
+  if (
+    (kind === 'click' || kind === 'check') &&
+    el instanceof HTMLInputElement &&
+    (el.type === 'checkbox' || el.type === 'radio') &&
+    !visiblyUsable(el)
+  ) {
+    const label = el.labels?.[0];
+    if (label && isRendered(label)) return label;
+  }
+  return el;
+}
+
+function visiblyUsable(el: Element): boolean {
+  if (!isRendered(el)) return false;
+  const r = el.getBoundingClientRect();
+  if (r.width < 2 || r.height < 2) return false;
+  return Number(getComputedStyle(el).opacity) > 0.01;
+}
+
+/** The part of the element's first box that lies inside the viewport, or null when none does. */
+function visibleCenter(el: Element): { point: Point; rect: DOMRect } | null {
+  const rects = [...el.getClientRects()].filter((r) => r.width > 0 && r.height > 0);
+  const vw = document.documentElement.clientWidth || innerWidth;
+  const vh = document.documentElement.clientHeight || innerHeight;
+  for (const r of rects) {
+    const left = Math.max(r.left, 0);
+    const top = Math.max(r.top, 0);
+    const right = Math.min(r.right, vw);
+    const bottom = Math.min(r.bottom, vh);
+    if (right - left >= 1 && bottom - top >= 1) {
+      return { point: { x: (left + right) / 2, y: (top + bottom) / 2 }, rect: r };
+    }
+  }
+  return null;
+}
+
+function deepElementFromPoint(x: number, y: number): Element | null {
+  let hit = document.elementFromPoint(x, y);
+  while (hit?.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  return hit;
+}
+
+/** Parent across shadow boundaries and slots. */
+function composedParent(n: Node): Node | null {
+  if (n instanceof Element && n.assignedSlot) return n.assignedSlot;
+  if (n.parentNode) return n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentNode;
+  return null;
+}
+
+function composedContains(ancestor: Element, node: Node): boolean {
+  for (let n: Node | null = node; n; n = composedParent(n)) if (n === ancestor) return true;
+  return false;
+}
+
+/** A click on a label activates its control: hitting the label of the target counts as a hit. */
+function hitsTarget(target: Element, original: Element, hit: Element): boolean {
+  if (composedContains(target, hit) || composedContains(original, hit)) return true;
+  const label = hit.closest('label');
+  if (label && (label as HTMLLabelElement).control === original) return true;
+  return false;
+}
+
+function roleOf(el: Element): string {
+  const explicit = el.getAttribute('role');
+  if (explicit) return explicit.split(/\s+/)[0]!;
+  const tag = el.tagName.toLowerCase();
+  if (tag === 'button') return 'button';
+  if (tag === 'a' && el.hasAttribute('href')) return 'link';
+  if (tag === 'dialog') return 'dialog';
+  if (tag === 'input') {
+    const t = (el as HTMLInputElement).type;
+    return t === 'checkbox'
+      ? 'checkbox'
+      : t === 'radio'
+        ? 'radio'
+        : t === 'submit' || t === 'button'
+          ? 'button'
+          : 'textbox';
+  }
+  if (tag === 'select') return 'combobox';
+  if (tag === 'textarea') return 'textbox';
+  if (/^h[1-6]$/.test(tag)) return 'heading';
+  if (tag === 'img') return 'img';
+  return 'generic';
+}
+
+function shortName(el: Element): string {
+  const aria = el.getAttribute('aria-label');
+  if (aria?.trim()) return aria.trim().slice(0, 80);
+  const text = ((el as HTMLElement).innerText ?? el.textContent ?? '').replace(/\s+/g, ' ').trim();
+  return text.slice(0, 80);
+}
+
+/** The element a person would say covers the target: the hit, or its nearest dialog/overlay ancestor when it has no name. */
+function describeCover(hit: Element): { el: Element; tag: string; role: string; name: string } {
+  let el = hit;
+  for (let n: Element | null = hit; n; n = n.parentElement) {
+    const role = roleOf(n);
+    if (role !== 'generic' && shortName(n)) {
+      el = n;
+      break;
+    }
+    const pos = getComputedStyle(n).position;
+    if (pos === 'fixed' || pos === 'absolute' || role === 'dialog') {
+      el = n;
+      break;
+    }
+  }
+  // A nameless mask usually belongs to a modal: name the dialog it holds.
+  if (roleOf(el) === 'generic' && !el.getAttribute('aria-label')) {
+    const modal = el.querySelector('dialog, [role=dialog], [role=alertdialog], [aria-modal="true"]');
+    if (modal) el = modal;
+  }
+  return { el, tag: el.tagName.toLowerCase(), role: roleOf(el), name: shortName(el) };
+}
+
+function nextFrame(): Promise<void> {
+  return new Promise((r) => requestAnimationFrame(() => r()));
+}
+
+/**
+ * The guard: is the element, right now, the kind of thing this action can
+ * act on, and where exactly would pointer input land? One guarded
+ * scroll-into-view is done for off-screen targets.
+ */
+export async function guard(
+  original: Element,
+  kind: ProbeKind,
+  scroll: boolean,
+): Promise<GuardResult & { coverEl?: Element }> {
+  if (!original.isConnected)
+    return { ok: false, reason: 'detached', message: 'the element is no longer in the page' };
+  if (kind === 'select' && !(original instanceof HTMLSelectElement)) {
+    return {
+      ok: false,
+      reason: 'not_select',
+      message: `the element is a <${original.tagName.toLowerCase()}>, not a <select>`,
+    };
+  }
+  if (
+    kind === 'check' &&
+    !(original instanceof HTMLInputElement && (original.type === 'checkbox' || original.type === 'radio')) &&
+    !['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio'].includes(
+      original.getAttribute('role') ?? '',
+    )
+  ) {
+    return { ok: false, reason: 'not_checkable', message: 'the element is not a checkbox, radio or switch' };
+  }
+  if (kind === 'files' && !(original instanceof HTMLInputElement && original.type === 'file')) {
+    return { ok: false, reason: 'not_file_input', message: 'the element is not an <input type=file>' };
+  }
+  // File inputs are usually hidden behind a styled button; they take files without pointer input.
+  if (kind === 'files') return { ok: true };
+  const target = pointerTarget(original, kind);
+  if (!isRendered(target)) return { ok: false, reason: 'hidden', message: 'the element is not visible' };
+  if (kind !== 'scroll' && kind !== 'hover' && isDisabled(original)) {
+    return { ok: false, reason: 'disabled', message: 'the element is disabled' };
+  }
+  if (kind === 'type' || kind === 'fill') {
+    if (!isEditableControl(original)) {
+      return {
+        ok: false,
+        reason: 'not_editable',
+        message: 'the element does not accept text (not an input, textarea or contenteditable)',
+      };
+    }
+    if (isReadOnly(original)) return { ok: false, reason: 'readonly', message: 'the element is read-only' };
+  }
+  let scrolled = false;
+  let vis = visibleCenter(target);
+  if (!vis && scroll) {
+    target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    scrolled = true;
+    vis = visibleCenter(target);
+  }
+  if (!vis)
+    return {
+      ok: false,
+      reason: 'hidden',
+      message: 'the element is outside the visible area and could not be scrolled into view',
+    };
+  // Stable: the same box over two animation frames. Without running
+  // animations or transitions a box only moves through layout changes, which
+  // the hit test below sees; skip the two-frame wait then (it costs ~33 ms).
+  const animating = typeof document.getAnimations === 'function' && document.getAnimations().length > 0;
+  if (animating || scrolled) {
+    await nextFrame();
+    await nextFrame();
+  }
+  const again = visibleCenter(target);
+  if (
+    !again ||
+    Math.abs(again.rect.x - vis.rect.x) > 1 ||
+    Math.abs(again.rect.y - vis.rect.y) > 1 ||
+    Math.abs(again.rect.width - vis.rect.width) > 1 ||
+    Math.abs(again.rect.height - vis.rect.height) > 1
+  ) {
+    return { ok: false, reason: 'unstable', message: 'the element is moving (animation or layout shift)' };
+  }
+  const { point, rect } = again;
+  const box: [number, number, number, number] = [rect.x, rect.y, rect.width, rect.height];
+  if (kind === 'focus' || kind === 'scroll') return { ok: true, point, box, scrolled };
+  const hit = deepElementFromPoint(point.x, point.y);
+  if (hit && !hitsTarget(target, original, hit)) {
+    const cover = describeCover(hit);
+    return {
+      ok: false,
+      reason: 'obscured',
+      message: `the element is covered by <${cover.tag}>${cover.name ? ` "${cover.name}"` : ''}`,
+      cover: { tag: cover.tag, role: cover.role, name: cover.name },
+      coverEl: cover.el,
+      point,
+      box,
+      scrolled,
+    };
+  }
+  return { ok: true, point, box, scrolled };
+}
+
+// ---- target resolution ---------------------------------------------------
+
+export interface FindSpec {
+  selector?: string;
+  text?: string;
+  exact?: boolean;
+}
+
+export type FindResult =
+  | { ok: true; el: Element; count: number }
+  | { ok: false; reason: 'invalid_selector' | 'no_match' | 'ambiguous'; count: number; message: string };
+
+/** CSS selector: exactly one match. Text: the innermost visible element whose text matches, exactly one. */
+export function find(spec: FindSpec): FindResult {
+  if (spec.selector !== undefined) {
+    let list: NodeListOf<Element>;
+    try {
+      list = document.querySelectorAll(spec.selector);
+    } catch (e) {
+      return { ok: false, reason: 'invalid_selector', count: 0, message: (e as Error).message };
+    }
+    if (list.length === 1) return { ok: true, el: list[0]!, count: 1 };
+    return {
+      ok: false,
+      reason: list.length === 0 ? 'no_match' : 'ambiguous',
+      count: list.length,
+      message: `the selector matched ${list.length} elements`,
+    };
+  }
+  const want = norm(spec.text ?? '');
+  const matches: Element[] = [];
+  const walker = document.createTreeWalker(
+    document.body ?? document.documentElement,
+    NodeFilter.SHOW_ELEMENT,
+  );
+  for (let n = walker.nextNode() as Element | null; n; n = walker.nextNode() as Element | null) {
+    if (!(n instanceof HTMLElement) || n.tagName === 'SCRIPT' || n.tagName === 'STYLE') continue;
+    const t = norm(n.innerText ?? '');
+    if (!(spec.exact ? t === want : t.toLowerCase().includes(want.toLowerCase()))) continue;
+    if (!isRendered(n)) continue;
+    matches.push(n);
+  }
+  // Keep the innermost: drop any match that contains another match.
+  const innermost = matches.filter((m) => !matches.some((o) => o !== m && m.contains(o)));
+  if (innermost.length === 1) return { ok: true, el: innermost[0]!, count: 1 };
+  return {
+    ok: false,
+    reason: innermost.length === 0 ? 'no_match' : 'ambiguous',
+    count: innermost.length,
+    message: `the text matched ${innermost.length} elements`,
+  };
+}
+
+function norm(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+// ---- observation ----------------------------------------------------------
+
+/** FNV-1a, 32 bit: cheap and good enough to notice any change. */
+function hash(s: string, h = 0x811c9dc5): number {
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+export interface Fingerprint {
+  url: string;
+  title: string;
+  text: number;
+  textLength: number;
+  structure: number;
+  forms: number;
+}
+
+/** Body text, live form values and DOM structure, each hashed (equal-length replacements change the hash). */
+export function fingerprint(): Fingerprint {
+  const body = document.body;
+  const text = body ? body.innerText : '';
+  let structure = 0x811c9dc5;
+  let forms = 0x811c9dc5;
+  const all = body ? body.getElementsByTagName('*') : [];
+  for (const el of all) {
+    structure = hash(el.tagName, structure);
+    if (
+      el instanceof HTMLInputElement ||
+      el instanceof HTMLTextAreaElement ||
+      el instanceof HTMLSelectElement
+    ) {
+      const v =
+        el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')
+          ? String(el.checked)
+          : el.value;
+      forms = hash(isSecret(el) ? String(v.length) : v, forms);
+    }
+  }
+  return {
+    url: location.href,
+    title: document.title,
+    text: hash(text),
+    textLength: text.length,
+    structure,
+    forms,
+  };
+}
+
+interface ObserverState {
+  mutations: number;
+  last: number;
+  observer: MutationObserver;
+  /** What the action set in motion that arrives outside this document: a popup or a download. */
+  expect: { popup: boolean; download: boolean };
+  undo: () => void;
+}
+
+/**
+ * Watches, during the window, for a link click or window.open that will
+ * open a new page, and for a download link: those arrive after the DOM has
+ * gone quiet, so the engine keeps the window open for them.
+ */
+function watchSideEffects(state: ObserverState): () => void {
+  const onClick = (e: Event) => {
+    if (e.defaultPrevented) return;
+    const a = (e.composedPath().find((n) => n instanceof Element && n.matches('a[href], area[href]')) ??
+      null) as HTMLAnchorElement | null;
+    if (!a) return;
+    if (a.hasAttribute('download')) state.expect.download = true;
+    const target = (a.getAttribute('target') ?? '').toLowerCase();
+    if (target && !['_self', '_top', '_parent'].includes(target)) state.expect.popup = true;
+  };
+  addEventListener('click', onClick);
+  const original = window.open;
+  window.open = function (this: Window, ...args: Parameters<typeof window.open>) {
+    state.expect.popup = true;
+    return original.apply(this, args);
+  } as typeof window.open;
+  return () => {
+    removeEventListener('click', onClick);
+    window.open = original;
+  };
+}
+
+let observer: ObserverState | null = null;
+
+/** Starts counting DOM mutations (attributes, children, text) in this document. */
+export function observeStart(): void {
+  observer?.observer.disconnect();
+  observer?.undo();
+  const state: ObserverState = {
+    mutations: 0,
+    last: performance.now(),
+    observer: new MutationObserver((records) => {
+      state.mutations += records.length;
+      state.last = performance.now();
+    }),
+    expect: { popup: false, download: false },
+    undo: () => {},
+  };
+  state.undo = watchSideEffects(state);
+  state.observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  observer = state;
+}
+
+/**
+ * Waits in the page until the DOM has had no mutation for `quietMs` (and at
+ * least `quietMs` passed since observeStart), or `capMs` passed; then
+ * returns the counts and a fresh fingerprint. One round trip instead of a
+ * polling loop.
+ */
+export async function settle(
+  quietMs: number,
+  capMs: number,
+): Promise<{
+  mutations: number;
+  quietMs: number;
+  waitedMs: number;
+  quiet: boolean;
+  fingerprint: Fingerprint;
+}> {
+  const t0 = performance.now();
+  for (;;) {
+    const now = performance.now();
+    const quietFor = observer ? now - observer.last : Number.POSITIVE_INFINITY;
+    const waited = now - t0;
+    if (quietFor >= quietMs || waited >= capMs) {
+      return {
+        mutations: observer?.mutations ?? 0,
+        quietMs: quietFor,
+        waitedMs: waited,
+        quiet: quietFor >= quietMs,
+        fingerprint: fingerprint(),
+      };
+    }
+    await new Promise((r) => setTimeout(r, Math.max(5, Math.min(quietMs - quietFor, capMs - waited))));
+  }
+}
+
+/** Mutations since observeStart and how long the DOM has been quiet. */
+export function observeRead(stop: boolean): {
+  mutations: number;
+  quietMs: number;
+  expect: { popup: boolean; download: boolean };
+} {
+  if (!observer)
+    return { mutations: 0, quietMs: Number.POSITIVE_INFINITY, expect: { popup: false, download: false } };
+  const r = {
+    mutations: observer.mutations,
+    quietMs: performance.now() - observer.last,
+    expect: observer.expect,
+  };
+  if (stop) {
+    observer.observer.disconnect();
+    observer.undo();
+    observer = null;
+  }
+  return r;
+}

@@ -1,0 +1,156 @@
+import type { BackendFrame } from '../../backends/backend.js';
+import type { Deadline } from '../deadline.js';
+import type { Page } from '../page.js';
+import { frameCall } from './element-calls.js';
+import type { Fingerprint } from './injected/probe.js';
+
+/**
+ * How long the DOM must be quiet (no mutation) before the observation window
+ * closes: about two animation frames, enough for frameworks that render in a
+ * microtask or the next frame; changes driven by requests keep the window
+ * open through the request tracking instead.
+ */
+export const QUIET_MS = 30;
+export const DEFAULT_OBSERVE_CAP_MS = 500;
+
+/** Reads the fingerprint of a frame, bounded so a held dialog or a busy page cannot stall the receipt. */
+export async function readFingerprint(
+  frame: BackendFrame,
+  d: Deadline,
+  capMs = 1500,
+): Promise<Fingerprint | null> {
+  try {
+    return await withCap(frameCall<Fingerprint>(frame, { op: 'fingerprint' }, d), capMs);
+  } catch {
+    return null;
+  }
+}
+
+/** Fingerprint + observer start for actions without an element (one round trip). */
+export async function preparePage(frame: BackendFrame, d: Deadline): Promise<Fingerprint | null> {
+  try {
+    const r = await withCap(frameCall<{ fingerprint: Fingerprint }>(frame, { op: 'prepare' }, d), 1500);
+    return r.fingerprint;
+  } catch {
+    return null;
+  }
+}
+
+export interface SettleResult {
+  windowMs: number;
+  quiet: boolean;
+  mutations: number;
+  /** The observed document went away (navigation) during the window. */
+  documentReplaced: boolean;
+  fingerprint: Fingerprint | null;
+  value: string | boolean | null;
+  /** The pinned element is gone after the action. */
+  targetGone: boolean;
+}
+
+/**
+ * The adaptive observation window: ends as soon as the DOM has had no
+ * mutation for QUIET_MS and the page has no request in flight, or at the cap.
+ * The DOM part runs inside the page (one round trip); requests are tracked
+ * here. A navigation ends the window (the new document is read afterwards).
+ */
+export async function settle(
+  page: Page,
+  frame: BackendFrame,
+  capMs: number,
+  d: Deadline,
+  inflight: () => number,
+  pin: { doc: string; id: number } | undefined,
+  value: 'value' | 'checked' | null,
+  beforeUrl: string | undefined,
+  arrived: { popup: () => boolean; download: () => boolean },
+): Promise<SettleResult> {
+  const started = Date.now();
+  let mutations = 0;
+  let quiet = false;
+  let fingerprint: Fingerprint | null = null;
+  let v: string | boolean | null = null;
+  let targetGone = false;
+  let expectPopup = false;
+  let expectDownload = false;
+  for (let round = 0; ; round++) {
+    const left = Math.max(0, capMs - (Date.now() - started));
+    try {
+      const r = await withCap(
+        frameCall<{
+          mutations: number;
+          quiet: boolean;
+          fingerprint: Fingerprint;
+          value: string | boolean | null;
+          stale: boolean;
+          expect: { popup: boolean; download: boolean };
+        }>(
+          frame,
+          {
+            op: 'settle',
+            quietMs: QUIET_MS,
+            capMs: round === 0 ? left : Math.min(left, QUIET_MS),
+            pin,
+            value,
+          },
+          d,
+        ),
+        left + 1000,
+      );
+      mutations += r.mutations;
+      quiet = r.quiet;
+      fingerprint = r.fingerprint;
+      v = r.value;
+      targetGone = r.stale;
+      expectPopup ||= r.expect.popup;
+      expectDownload ||= r.expect.download;
+    } catch {
+      // The document went away (navigation) or the page is blocked (a held dialog).
+      const replaced = frame.isDetached() || (beforeUrl !== undefined && frame.url() !== beforeUrl);
+      return {
+        windowMs: Date.now() - started,
+        quiet: false,
+        mutations,
+        documentReplaced: replaced,
+        fingerprint: null,
+        value: null,
+        targetGone: false,
+      };
+    }
+    // A popup or download the action started arrives outside this document: wait for it, up to the cap.
+    if (expectPopup || expectDownload) {
+      while (Date.now() - started < capMs && !page.closed) {
+        if ((!expectPopup || arrived.popup()) && (!expectDownload || arrived.download())) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expectPopup = false;
+      expectDownload = false;
+    }
+    // Requests in flight keep the window open (they may still change the page), up to the cap.
+    const elapsed = Date.now() - started;
+    if (inflight() === 0 || elapsed >= capMs || d.remaining() < 100 || page.closed) {
+      return {
+        windowMs: elapsed,
+        quiet: quiet && inflight() === 0,
+        mutations,
+        documentReplaced: false,
+        fingerprint,
+        value: v,
+        targetGone,
+      };
+    }
+    while (inflight() > 0 && Date.now() - started < capMs) await new Promise((r) => setTimeout(r, 10));
+    // Re-arm the observer for the next round: the settle op stopped it.
+    await frameCall(frame, { op: 'observeStart' }, d).catch(() => {});
+  }
+}
+
+function withCap<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('observation read timed out')), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,459 @@
+import type { BackendFrame, Point } from '../../backends/backend.js';
+import { takeSnapshot } from '../../snapshot/snapshot.js';
+import type { Deadline } from '../deadline.js';
+import { TabwrightError } from '../errors.js';
+import type { Page } from '../page.js';
+import { denied } from '../policy.js';
+import { elementCall, locatePinned, type PinnedElement } from './element-calls.js';
+import { waitActionable } from './guard.js';
+import type { Fingerprint, ProbeKind } from './injected/probe.js';
+import { DEFAULT_OBSERVE_CAP_MS, preparePage, readFingerprint, settle } from './observe.js';
+import { frameOffset, type ResolvedTarget, resolveTarget, validateTarget } from './resolve.js';
+import { markSignals, pendingRequests, signalsSince } from './signals.js';
+import type { ActionOptions, ActionSpec, Receipt, Target, ValueChange } from './types.js';
+
+const KIND: Record<ActionSpec['action'], ProbeKind> = {
+  click: 'click',
+  hover: 'hover',
+  focus: 'focus',
+  type: 'type',
+  fill: 'fill',
+  press: 'focus',
+  select: 'select',
+  check: 'check',
+  uncheck: 'check',
+  scroll: 'scroll',
+  drag: 'click',
+  set_files: 'files',
+};
+
+/** Actions that may go without a target (they act on the focused element or the page). */
+const TARGETLESS = new Set(['press', 'scroll']);
+
+/**
+ * The action pipeline: resolve exactly one target, check the origin policy,
+ * wait for actionability, dispatch trusted input once, then observe and
+ * report what changed. No automatic retry after dispatch.
+ */
+export async function performAction(
+  page: Page,
+  target: Target | undefined,
+  spec: ActionSpec,
+  opts: ActionOptions = {},
+): Promise<Receipt> {
+  const t = target === undefined && TARGETLESS.has(spec.action) ? undefined : validateTarget(target);
+  validateSpec(spec);
+  return page.run(`page.${spec.action}`, 'action', opts, (d) => run(page, t, spec, opts, d));
+}
+
+function validateSpec(spec: ActionSpec): void {
+  const bad = (msg: string, field: string) =>
+    new TabwrightError('invalid_request', msg, { details: { field } });
+  switch (spec.action) {
+    case 'click':
+      if (
+        spec.click_count !== undefined &&
+        (!Number.isInteger(spec.click_count) || spec.click_count < 1 || spec.click_count > 3)
+      )
+        throw bad('click_count must be 1, 2 or 3.', 'click_count');
+      break;
+    case 'type':
+      if (typeof spec.text !== 'string') throw bad('type needs text (a string).', 'text');
+      break;
+    case 'fill':
+      if (typeof spec.value !== 'string') throw bad('fill needs value (a string).', 'value');
+      break;
+    case 'press':
+      if (typeof spec.key !== 'string' || spec.key === '')
+        throw bad('press needs key, e.g. "Enter" or "Control+A".', 'key');
+      break;
+    case 'select':
+      if (!spec.values?.length && !spec.labels?.length && !spec.indexes?.length)
+        throw bad('select needs values, labels or indexes.', 'values');
+      break;
+    case 'set_files':
+      if (!Array.isArray(spec.files)) throw bad('set_files needs files (a list of paths).', 'files');
+      break;
+    case 'drag':
+      validateTarget(spec.to);
+      break;
+  }
+}
+
+function assertAllowed(page: Page, frame?: BackendFrame): void {
+  const policy = page.session.policy;
+  if (!policy.allowsDocument(page.url())) throw denied(page.url(), 'Action on a page');
+  if (frame && !policy.allowsDocument(frame.url())) throw denied(frame.url(), 'Action in a frame');
+}
+
+async function toPagePoint(page: Page, frame: BackendFrame, p: Point, d: Deadline): Promise<Point> {
+  if (!frame.parentId) return p;
+  const o = await frameOffset(page, frame, d);
+  return { x: p.x + o.x, y: p.y + o.y };
+}
+
+/** How the guard's round trip leaves focus for the action that follows. */
+function focusMode(spec: ActionSpec): 'plain' | 'end' | 'all' | undefined {
+  if (spec.action === 'focus' || spec.action === 'press') return 'plain';
+  if (spec.action === 'type') return spec.replace ? 'all' : 'end';
+  if (spec.action === 'fill') return 'all';
+  return undefined;
+}
+
+const VALUE_KIND: Partial<Record<ActionSpec['action'], 'value' | 'checked'>> = {
+  type: 'value',
+  fill: 'value',
+  select: 'value',
+  check: 'checked',
+  uncheck: 'checked',
+};
+
+async function run(
+  page: Page,
+  target: Target | undefined,
+  spec: ActionSpec,
+  opts: ActionOptions,
+  d: Deadline,
+): Promise<Receipt> {
+  assertAllowed(page);
+  const mainFrame = page.backend.frames()[0]!;
+  const resolved: ResolvedTarget | undefined = target ? await resolveTarget(page, target, d) : undefined;
+  const el = resolved?.kind === 'element' ? resolved : undefined;
+  assertAllowed(page, el?.frame);
+  const valueKind = VALUE_KIND[spec.action] ?? null;
+
+  // The drag destination is checked first, so the source's observer starts last.
+  let dragTo: Point | undefined;
+  if (spec.action === 'drag') {
+    const dest = await resolveTarget(page, spec.to, d);
+    if (dest.kind === 'element') {
+      assertAllowed(page, dest.frame);
+      const g = await waitActionable(page, dest, 'hover', d);
+      dragTo = await toPagePoint(page, dest.frame, g.point!, d);
+    } else dragTo = { x: dest.x, y: dest.y };
+  }
+
+  // Guard (waits for actionability) + value + fingerprint + observer, in one round trip per attempt.
+  const observedFrame = el?.frame ?? mainFrame;
+  let point: Point | undefined;
+  let frameBefore: Fingerprint | null;
+  let valueBefore: string | boolean | null = null;
+  let focused: boolean | undefined;
+  if (el) {
+    const g = await waitActionable(page, el, KIND[spec.action], d, {
+      value: valueKind,
+      focus: focusMode(spec),
+    });
+    focused = g.focused;
+    if (g.point) point = await toPagePoint(page, el.frame, g.point, d);
+    frameBefore = g.fingerprint ?? null;
+    valueBefore = g.value ?? null;
+  } else {
+    if (resolved?.kind === 'point') point = { x: resolved.x, y: resolved.y };
+    frameBefore = await preparePage(mainFrame, d);
+  }
+  const before = observedFrame === mainFrame ? frameBefore : await readFingerprint(mainFrame, d);
+  const pagesBefore = new Set(page.session.pages().map((p) => p.id));
+  const marks = markSignals(page);
+  const warnings: string[] = [];
+
+  // Dispatch, exactly once.
+  let status: Receipt['status'] = 'executed';
+  let verified: boolean | null = null;
+  let noDispatchNote: string | undefined;
+  try {
+    const r = await dispatch(page, el, spec, point, dragTo, valueBefore, focused, d);
+    verified = r.verified;
+    noDispatchNote = r.note;
+  } catch (err) {
+    if (
+      err instanceof TabwrightError &&
+      (err.code === 'browser_not_running' || err.details.status === 'blocked')
+    )
+      throw err;
+    status = 'outcome_unknown';
+    warnings.push(
+      `The input was sent but the browser call failed (${err instanceof Error ? err.message : String(err)}); it may or may not have taken effect. Inspect the page before repeating it.`,
+    );
+  }
+
+  // Observe: the adaptive window, then the state after.
+  const capMs = Math.max(0, Math.min(opts.observe_ms ?? DEFAULT_OBSERVE_CAP_MS, 5000));
+  const win = await settle(
+    page,
+    observedFrame,
+    capMs,
+    d,
+    () => pendingRequests(page),
+    el && valueKind ? { doc: el.doc, id: el.id } : undefined,
+    valueKind,
+    frameBefore?.url,
+    {
+      popup: () => page.session.pages().some((p) => !pagesBefore.has(p.id)),
+      download: () => page.session.downloads.lastSeq > marks.downloadSeq,
+    },
+  );
+  const frameAfter = win.fingerprint ?? (await readFingerprint(observedFrame, d));
+  const after = observedFrame === mainFrame ? frameAfter : await readFingerprint(mainFrame, d);
+  const signals = signalsSince(page, marks);
+  const pagesAfter = page.session.pages();
+  const newPages = pagesAfter
+    .filter((p) => !pagesBefore.has(p.id))
+    .map((p) => ({ page_id: p.id, url: p.url() }));
+  if (frameBefore === null || frameAfter === null) {
+    warnings.push(
+      'The page could not be fully read around the action; change_status is based on what could be read.',
+    );
+  }
+
+  const receipt = buildReceipt({
+    spec,
+    resolved,
+    status,
+    verified,
+    before,
+    after,
+    frameBefore,
+    frameAfter,
+    tabBefore: pagesBefore.size,
+    tabAfter: pagesAfter.length,
+    newPages,
+    value:
+      el && valueBefore !== null
+        ? { before: valueBefore, after: win.targetGone ? null : win.value }
+        : undefined,
+    mutations: win.mutations,
+    navigated: win.documentReplaced || (before !== null && after !== null && before.url !== after.url),
+    signals,
+    window: { window_ms: win.windowMs, cap_ms: capMs, quiet: win.quiet },
+    warnings,
+    note: noDispatchNote,
+  });
+  if (opts.snapshot_diff) {
+    try {
+      receipt.diff = (await takeSnapshot(page, { diff: true }, d)).text;
+    } catch (err) {
+      receipt.warnings.push(`No snapshot diff: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return receipt;
+}
+
+interface DispatchResult {
+  verified: boolean | null;
+  /** Set when nothing had to be sent (e.g. the checkbox was already checked). */
+  note?: string;
+}
+
+async function dispatch(
+  page: Page,
+  el: PinnedElement | undefined,
+  spec: ActionSpec,
+  point: Point | undefined,
+  dragTo: Point | undefined,
+  valueBefore: string | boolean | null,
+  focused: boolean | undefined,
+  d: Deadline,
+): Promise<DispatchResult> {
+  const input = page.backend.input;
+  const needPoint = (): Point => {
+    if (!point)
+      throw new TabwrightError('invalid_request', `${spec.action} needs a target on screen.`, {
+        details: { field: 'target' },
+      });
+    return point;
+  };
+  switch (spec.action) {
+    case 'click':
+      await input.click(needPoint(), {
+        button: spec.button ?? 'left',
+        clickCount: spec.click_count ?? 1,
+        modifiers: spec.modifiers ?? [],
+      });
+      return { verified: null };
+    case 'hover':
+      await input.move(needPoint());
+      return { verified: null };
+    case 'focus':
+      return { verified: focused ?? false };
+    case 'type': {
+      // Focus and caret (end, or everything with replace) were set by the guard's round trip.
+      // Typed text replaces a selection; only an empty replacement needs an explicit delete.
+      if (spec.replace && spec.text === '') await input.press('Delete');
+      // One input event with the whole text by default (fast, what paste and IMEs do);
+      // key by key when the page reacts to individual keys (autocomplete, key handlers).
+      if (spec.key_by_key) await input.type(spec.text);
+      else if (spec.text !== '') await input.insertText(spec.text);
+      if (spec.submit) await input.press('Enter');
+      return { verified: null };
+    }
+    case 'fill': {
+      if (!el)
+        throw new TabwrightError('invalid_request', 'fill needs a target.', { details: { field: 'target' } });
+      // The guard focused the field and selected its content; typing replaces the selection.
+      if (spec.value === '') await input.press('Delete');
+      else await input.insertText(spec.value);
+      const ok = await elementCall<boolean>(el, { op: 'valueIs', expected: spec.value }, d).catch(() => null);
+      return { verified: ok };
+    }
+    case 'press':
+      await input.press(spec.key);
+      return { verified: null };
+    case 'select': {
+      if (!el)
+        throw new TabwrightError('invalid_request', 'select needs a target.', {
+          details: { field: 'target' },
+        });
+      const r = await elementCall<{ ok: true; selected: string[] } | { ok: false; missing: string[] }>(
+        el,
+        { op: 'select', spec: { values: spec.values, labels: spec.labels, indexes: spec.indexes } },
+        d,
+      );
+      if (!r.ok) {
+        throw new TabwrightError(
+          'element_not_found',
+          `No such option on ${el.ref}: ${r.missing.join(', ')}. Read the options from a snapshot and pick existing ones.`,
+          {
+            details: { element_ref: el.ref, reason: 'no_such_option', missing: r.missing, status: 'blocked' },
+          },
+        );
+      }
+      return { verified: true };
+    }
+    case 'check':
+    case 'uncheck': {
+      if (!el)
+        throw new TabwrightError('invalid_request', `${spec.action} needs a target.`, {
+          details: { field: 'target' },
+        });
+      const want = spec.action === 'check';
+      if (valueBefore === want)
+        return { verified: true, note: `already ${want ? 'checked' : 'unchecked'}; nothing was sent` };
+      await input.click(needPoint(), { button: 'left', clickCount: 1, modifiers: [] });
+      const now = await elementCall<boolean | null>(el, { op: 'checked' }, d).catch(() => null);
+      return { verified: now === want };
+    }
+    case 'scroll': {
+      if (el && spec.into_view) {
+        await elementCall(el, { op: 'scroll', intoView: true }, d);
+        return { verified: null };
+      }
+      const vp = await page.backend.evaluate(
+        () => ({ w: innerWidth, h: innerHeight }),
+        null,
+        Math.max(1, d.remaining()),
+      );
+      const dy = spec.pages !== undefined ? spec.pages * vp.h * 0.9 : (spec.dy ?? (spec.dx ? 0 : vp.h * 0.9));
+      await input.wheel(point ?? { x: vp.w / 2, y: vp.h / 2 }, spec.dx ?? 0, dy);
+      return { verified: null };
+    }
+    case 'drag':
+      await input.drag(needPoint(), dragTo!);
+      return { verified: null };
+    case 'set_files': {
+      if (!el)
+        throw new TabwrightError('invalid_request', 'set_files needs a target.', {
+          details: { field: 'target' },
+        });
+      const ok = await el.frame.setInputFiles(
+        locatePinned,
+        { doc: el.doc, id: el.id },
+        spec.files,
+        Math.max(1, d.remaining()),
+      );
+      if (!ok)
+        throw new TabwrightError('element_not_found', `Element ref ${el.ref} is stale.`, {
+          details: { reason: 'stale_ref', element_ref: el.ref },
+        });
+      return { verified: null };
+    }
+  }
+}
+
+function buildReceipt(o: {
+  spec: ActionSpec;
+  resolved: ResolvedTarget | undefined;
+  status: Receipt['status'];
+  verified: boolean | null;
+  before: Fingerprint | null;
+  after: Fingerprint | null;
+  frameBefore: Fingerprint | null;
+  frameAfter: Fingerprint | null;
+  tabBefore: number;
+  tabAfter: number;
+  newPages: { page_id: string; url: string }[];
+  value: ValueChange | undefined;
+  mutations: number;
+  navigated: boolean;
+  signals: ReturnType<typeof signalsSince>;
+  window: Receipt['observation'];
+  warnings: string[];
+  note?: string;
+}): Receipt {
+  const { before, after, frameBefore, frameAfter } = o;
+  const differs = (a: Fingerprint | null, b: Fingerprint | null, k: keyof Fingerprint) =>
+    a !== null && b !== null && a[k] !== b[k];
+  const textChanged = differs(before, after, 'text') || differs(frameBefore, frameAfter, 'text');
+  const structureChanged =
+    differs(before, after, 'structure') || differs(frameBefore, frameAfter, 'structure');
+  const formChanged = differs(before, after, 'forms') || differs(frameBefore, frameAfter, 'forms');
+  const urlChanged = differs(before, after, 'url');
+  const titleChanged = differs(before, after, 'title');
+  const valueChanged = o.value !== undefined && o.value.before !== o.value.after;
+  const changed =
+    urlChanged ||
+    titleChanged ||
+    o.tabBefore !== o.tabAfter ||
+    textChanged ||
+    structureChanged ||
+    formChanged ||
+    valueChanged ||
+    o.navigated ||
+    o.signals.dialog !== null ||
+    o.signals.downloads.length > 0;
+  const readable = before !== null && after !== null;
+  const target: Receipt['target'] = {};
+  if (o.resolved?.kind === 'element') {
+    target.element_ref = o.resolved.ref;
+    if (o.resolved.role) target.role = o.resolved.role;
+    if (o.resolved.name !== undefined) target.name = o.resolved.name;
+  } else if (o.resolved?.kind === 'point') target.point = { x: o.resolved.x, y: o.resolved.y };
+  const receipt: Receipt = {
+    action: o.spec.action,
+    status: o.status,
+    target,
+    verified: o.verified,
+    changed,
+    change_status: changed ? 'observed' : readable ? 'not_observed' : 'unknown',
+    changes: {
+      new_pages: o.newPages,
+      navigated: o.navigated,
+      text_changed: textChanged,
+      structure_changed: structureChanged,
+      form_changed: formChanged,
+      dom_mutations: o.mutations,
+    },
+    dialog: o.signals.dialog ? { type: o.signals.dialog.type, message: o.signals.dialog.message } : null,
+    downloads: o.signals.downloads,
+    observation: o.window,
+    requests: o.signals.requests,
+    warnings: o.warnings,
+  };
+  if (urlChanged) receipt.changes.url = { before: before!.url, after: after!.url };
+  if (titleChanged) receipt.changes.title = { before: before!.title, after: after!.title };
+  if (o.tabBefore !== o.tabAfter) receipt.changes.tab_count = { before: o.tabBefore, after: o.tabAfter };
+  if (o.value) receipt.changes.value = o.value;
+  if (o.note) receipt.hint = o.note;
+  else if (!changed) {
+    receipt.hint =
+      receipt.change_status === 'unknown'
+        ? 'The page could not be read after the action; inspect it (snapshot) before deciding.'
+        : `Dispatched, but no change was seen within ${o.window.window_ms} ms. That does not mean the action failed: confirm with a wait condition or a snapshot, and do not repeat it blindly.`;
+  }
+  if (o.signals.dialog?.state === 'pending') {
+    receipt.warnings.push(
+      `A ${o.signals.dialog.type} dialog is open and held: the page's scripts wait until you accept or dismiss it.`,
+    );
+  }
+  return receipt;
+}

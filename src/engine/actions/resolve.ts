@@ -1,0 +1,182 @@
+import type { BackendFrame } from '../../backends/backend.js';
+import type { SnapshotNode } from '../../snapshot/model.js';
+import { registryOf, targetOf } from '../../snapshot/refs.js';
+import { takeSnapshot } from '../../snapshot/snapshot.js';
+import type { Deadline } from '../deadline.js';
+import { TabwrightError } from '../errors.js';
+import type { Page } from '../page.js';
+import { frameCall, type PinnedElement } from './element-calls.js';
+import type { Target } from './types.js';
+
+export type ResolvedTarget =
+  | ({ kind: 'element'; role?: string; name?: string } & PinnedElement)
+  | { kind: 'point'; x: number; y: number };
+
+function describeTarget(t: Target): string {
+  if ('element_ref' in t) return `ref ${t.element_ref}`;
+  if ('selector' in t) return `selector ${JSON.stringify(t.selector)}`;
+  if ('role' in t) return `role ${t.role}${t.name !== undefined ? ` named ${JSON.stringify(t.name)}` : ''}`;
+  if ('text' in t) return `text ${JSON.stringify(t.text)}`;
+  return `point (${t.x}, ${t.y})`;
+}
+
+export function validateTarget(t: unknown): Target {
+  const o = (t ?? {}) as Record<string, unknown>;
+  const keys = ['element_ref', 'selector', 'role', 'text', 'x'].filter((k) => o[k] !== undefined);
+  if (keys.length !== 1) {
+    throw new TabwrightError(
+      'invalid_request',
+      keys.length === 0
+        ? 'No target given: pass element_ref (preferred), selector, role (+ name), text, or x and y.'
+        : `Several targets given (${keys.join(', ')}): pass exactly one.`,
+      { details: { field: 'target' } },
+    );
+  }
+  if (
+    o.x !== undefined &&
+    (typeof o.x !== 'number' || typeof o.y !== 'number' || !Number.isFinite(o.x) || !Number.isFinite(o.y))
+  ) {
+    throw new TabwrightError('invalid_request', 'A position target needs numeric x and y in CSS pixels.', {
+      details: { field: 'target' },
+    });
+  }
+  for (const k of ['element_ref', 'selector', 'role', 'text']) {
+    if (o[k] !== undefined && (typeof o[k] !== 'string' || (o[k] as string).trim() === '')) {
+      throw new TabwrightError('invalid_request', `target.${k} must be a non-empty string.`, {
+        details: { field: k },
+      });
+    }
+  }
+  return o as Target;
+}
+
+function mainFrame(page: Page): BackendFrame {
+  const f = page.backend.frames()[0];
+  if (!f) throw new TabwrightError('page_not_found', `Page ${page.id} has no document. Open a URL first.`);
+  return f;
+}
+
+/** Resolves any target to a pinned element (by identity) or a point. Never guesses. */
+export async function resolveTarget(page: Page, target: Target, d: Deadline): Promise<ResolvedTarget> {
+  if ('x' in target) return { kind: 'point', x: target.x, y: target.y };
+  if ('element_ref' in target) {
+    // No round trip here: the guard that follows pins the element by identity and fails on a stale ref.
+    const { target: t, frame } = targetOf(page, target.element_ref);
+    return { kind: 'element', ref: t.ref, frame, doc: t.doc, id: t.id };
+  }
+  if ('role' in target) return resolveByRole(page, target, d);
+  const frame = mainFrame(page);
+  const spec =
+    'selector' in target ? { selector: target.selector } : { text: target.text, exact: target.exact };
+  type Found =
+    | { ok: true; count: number; identity: { doc: string; id: number } | null }
+    | { ok: false; reason: 'invalid_selector' | 'no_match' | 'ambiguous'; count: number; message: string };
+  const found = await frameCall<Found>(frame, { op: 'find', spec }, d);
+  if (!found.ok) {
+    if (found.reason === 'invalid_selector') {
+      throw new TabwrightError(
+        'invalid_selector',
+        `The selector is not valid CSS (${found.message}). Fix it, or target by element_ref.`,
+        {
+          details: { selector: (target as { selector: string }).selector },
+        },
+      );
+    }
+    throw new TabwrightError(
+      'element_not_found',
+      found.reason === 'no_match'
+        ? `Nothing matches ${describeTarget(target)}. Take a snapshot and target by element_ref.`
+        : `${describeTarget(target)} matches ${found.count} elements; an action needs exactly one. Narrow it, or take a snapshot and use an element_ref.`,
+      { details: { reason: found.reason, match_count: found.count } },
+    );
+  }
+  if (!found.identity)
+    throw new TabwrightError('internal_error', 'The matched element has no identity. Retry the action.');
+  const ref = registryOf(page.session).refFor(page.id, frame.id, found.identity.doc, found.identity.id);
+  return { kind: 'element', ref, frame, doc: found.identity.doc, id: found.identity.id };
+}
+
+function norm(s: string): string {
+  return s.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+async function resolveByRole(
+  page: Page,
+  target: { role: string; name?: string; exact?: boolean; context?: string },
+  d: Deadline,
+): Promise<ResolvedTarget> {
+  const snap = await takeSnapshot(page, { max_chars: 10_000_000 }, d);
+  const role = target.role.toLowerCase();
+  const name = target.name === undefined ? undefined : norm(target.name);
+  const context = target.context === undefined ? undefined : norm(target.context);
+  const matches: { node: SnapshotNode; ancestors: SnapshotNode[] }[] = [];
+  const visit = (node: SnapshotNode, ancestors: SnapshotNode[]) => {
+    if (node.role === role && node.element_ref) {
+      const n = norm(node.name);
+      const nameOk = name === undefined || (target.exact ? n === name : n.includes(name));
+      const contextOk = context === undefined || ancestors.some((a) => norm(a.name).includes(context));
+      if (nameOk && contextOk) matches.push({ node, ancestors });
+    }
+    for (const c of node.children) visit(c, [...ancestors, node]);
+  };
+  visit(snap.model, []);
+  if (matches.length !== 1) {
+    const candidates = matches.slice(0, 10).map(({ node, ancestors }) => ({
+      element_ref: node.element_ref,
+      name: node.name,
+      context: [...ancestors].reverse().find((a) => a.name)?.name ?? null,
+    }));
+    throw new TabwrightError(
+      'element_not_found',
+      matches.length === 0
+        ? `No ${describeTarget(target)} is on the page. Take a snapshot to see the roles and names there.`
+        : `${describeTarget(target)} matches ${matches.length} elements; pass exact: true, a context (an ancestor's name), or one of the element_refs in details.`,
+      {
+        details: {
+          reason: matches.length === 0 ? 'no_match' : 'ambiguous',
+          match_count: matches.length,
+          candidates,
+        },
+      },
+    );
+  }
+  const { node } = matches[0]!;
+  const { target: t, frame } = targetOf(page, node.element_ref!);
+  return { kind: 'element', ref: t.ref, frame, doc: t.doc, id: t.id, role: node.role, name: node.name };
+}
+
+/** Offset of a frame's viewport in the page's viewport (sum over the iframe chain). */
+export async function frameOffset(
+  page: Page,
+  frame: BackendFrame,
+  d: Deadline,
+): Promise<{ x: number; y: number }> {
+  let x = 0;
+  let y = 0;
+  const frames = page.backend.frames();
+  let current: BackendFrame | undefined = frame;
+  while (current?.parentId) {
+    const box = await current.evaluateOnOwner(
+      (el: unknown) => {
+        const e = el as HTMLElement;
+        const r = e.getBoundingClientRect();
+        const s = getComputedStyle(e);
+        return {
+          x: r.left + e.clientLeft + Number.parseFloat(s.paddingLeft),
+          y: r.top + e.clientTop + Number.parseFloat(s.paddingTop),
+        };
+      },
+      null,
+      Math.max(1, d.remaining()),
+    );
+    if (!box)
+      throw new TabwrightError('element_not_found', 'The frame of the target is gone. Take a new snapshot.', {
+        details: { reason: 'stale_ref' },
+      });
+    x += box.x;
+    y += box.y;
+    const parentId: string = current.parentId;
+    current = frames.find((f) => f.id === parentId);
+  }
+  return { x, y };
+}

@@ -1,0 +1,41 @@
+import type { Page } from '../page.js';
+
+/**
+ * What receipts read from the page's signal trackers (dialogs, downloads,
+ * network activity), taken as marks before dispatch and compared after.
+ */
+export interface SignalMarks {
+  dialogSeq: number;
+  downloadSeq: number;
+  requestsStarted: number;
+  requestsFailed: number;
+}
+
+export function markSignals(page: Page): SignalMarks {
+  const net = page.network.counters();
+  return {
+    dialogSeq: page.dialogs.lastSeq,
+    downloadSeq: page.session.downloads.lastSeq,
+    requestsStarted: net.started,
+    requestsFailed: net.failed,
+  };
+}
+
+export function signalsSince(page: Page, m: SignalMarks) {
+  const net = page.network.counters();
+  const dialogs = page.dialogs.list(m.dialogSeq);
+  const pending = page.dialogs.pending();
+  const opened = pending ?? dialogs[dialogs.length - 1] ?? null;
+  return {
+    dialog: opened ? { type: opened.type, message: opened.message, state: opened.state } : null,
+    downloads: page.session.downloads
+      .list(m.downloadSeq)
+      .map((d) => ({ download_id: d.download_id, suggested_filename: d.suggested_filename })),
+    requests: { count: net.started - m.requestsStarted, failed: net.failed - m.requestsFailed },
+  };
+}
+
+/** Document, xhr and fetch requests in flight: what keeps the observation window open. */
+export function pendingRequests(page: Page): number {
+  return page.network.inflightCount();
+}

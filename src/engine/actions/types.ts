@@ -1,0 +1,89 @@
+import type { OperationOptions } from '../deadline.js';
+
+/** What an action is aimed at. Refs are preferred; the others are resolved to a ref first. */
+export type Target =
+  | { element_ref: string }
+  /** Must match exactly one element (main frame). */
+  | { selector: string }
+  /** Role and accessible name as in the snapshot; `context` = the name of an ancestor, to disambiguate. */
+  | { role: string; name?: string; exact?: boolean; context?: string }
+  /** Visible text: the innermost element showing it (main frame). */
+  | { text: string; exact?: boolean }
+  /** CSS pixels in the page viewport. */
+  | { x: number; y: number };
+
+export type Modifier = 'Alt' | 'Control' | 'Meta' | 'Shift';
+
+export type ActionSpec =
+  | { action: 'click'; button?: 'left' | 'right' | 'middle'; click_count?: number; modifiers?: Modifier[] }
+  | { action: 'hover' }
+  | { action: 'focus' }
+  /**
+   * Types text at the end of the current value (`replace` clears first;
+   * `submit` presses Enter after). One input event with the whole text, like
+   * paste; `key_by_key` sends every key as a user typing would.
+   */
+  | { action: 'type'; text: string; replace?: boolean; submit?: boolean; key_by_key?: boolean }
+  /** Replaces the value and verifies the final value. */
+  | { action: 'fill'; value: string }
+  /** A key or chord ("Enter", "Control+A"); on the target, or on the focused element when there is none. */
+  | { action: 'press'; key: string }
+  | { action: 'select'; values?: string[]; labels?: string[]; indexes?: number[] }
+  | { action: 'check' }
+  | { action: 'uncheck' }
+  /** Element or page: by pages (±), by pixels, or the target into view. */
+  | { action: 'scroll'; pages?: number; dy?: number; dx?: number; into_view?: boolean }
+  | { action: 'drag'; to: Target }
+  | { action: 'set_files'; files: string[] };
+
+export type ActionName = ActionSpec['action'];
+
+export interface ActionOptions extends OperationOptions {
+  /** Cap of the observation window after dispatch. Default 500 ms. */
+  observe_ms?: number;
+  /** Include a snapshot diff of the page in the receipt. Default false. */
+  snapshot_diff?: boolean;
+}
+
+export type ReceiptStatus = 'executed' | 'outcome_unknown';
+
+export interface ValueChange {
+  before: string | boolean | null;
+  after: string | boolean | null;
+}
+
+export interface Receipt {
+  action: ActionName;
+  status: ReceiptStatus;
+  /** What the action was aimed at, as resolved. */
+  target: { element_ref?: string; role?: string; name?: string; point?: { x: number; y: number } };
+  /**
+   * true / false when the action has a built-in read-back (fill, select,
+   * check, uncheck: the control's final state), null otherwise. A caller who
+   * needs proof for clicks waits for a condition afterwards.
+   */
+  verified: boolean | null;
+  /** Something changed in the observation window. false never means the action failed. */
+  changed: boolean;
+  change_status: 'observed' | 'not_observed' | 'unknown';
+  changes: {
+    url?: { before: string; after: string };
+    title?: { before: string; after: string };
+    tab_count?: { before: number; after: number };
+    new_pages: { page_id: string; url: string }[];
+    navigated: boolean;
+    value?: ValueChange;
+    text_changed: boolean;
+    structure_changed: boolean;
+    form_changed: boolean;
+    dom_mutations: number;
+  };
+  dialog: { type: string; message: string } | null;
+  downloads: { download_id: string; suggested_filename: string }[];
+  observation: { window_ms: number; cap_ms: number; quiet: boolean };
+  requests: { count: number; failed: number };
+  hint?: string;
+  warnings: string[];
+  /** Snapshot diff text, with options.snapshot_diff. */
+  diff?: string;
+}

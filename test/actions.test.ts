@@ -1,0 +1,359 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type { Engine, Page, Session } from '../src/index.js';
+import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
+import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+
+let server: FixtureServer;
+let engine: Engine;
+let session: Session;
+let page: Page;
+const home = tempHome();
+
+before(async () => {
+  server = await startFixtureServer();
+  engine = newEngine(home.dir);
+  session = await engine.startSession();
+  page = session.page();
+});
+after(async () => {
+  await engine.close();
+  await server.close();
+  home.cleanup();
+});
+
+async function load(name = 'form.html'): Promise<void> {
+  await page.open(`${server.url}/fixtures/actions/${name}`);
+}
+const status = () => page.evaluate('test', () => document.getElementById('status')!.textContent, null);
+/** The ref of the first element in the agent text whose line contains `label`. */
+async function refOf(label: string): Promise<string> {
+  const snap = await page.snapshot();
+  const line = snap.text.split('\n').find((l) => l.includes(label));
+  const m = line && /\[ref=(e\d+)\]/.exec(line);
+  assert.ok(m, `no ref for ${label} in:\n${snap.text}`);
+  return m[1]!;
+}
+
+describe('targeting', () => {
+  beforeEach(() => load());
+
+  test('by ref', async () => {
+    const r = await page.act({ element_ref: await refOf('Change status') }, { action: 'click' });
+    assert.equal(r.status, 'executed');
+    assert.equal(await status(), 'clicked 1');
+  });
+
+  test('by CSS selector: exactly one match, else a count', async () => {
+    await page.act({ selector: '#change' }, { action: 'click' });
+    assert.equal(await status(), 'clicked 1');
+    const none = await rejectsWith(page.act({ selector: '#nope' }, { action: 'click' }), 'element_not_found');
+    assert.equal(none.details.match_count, 0);
+    const many = await rejectsWith(
+      page.act({ selector: 'button' }, { action: 'click' }),
+      'element_not_found',
+    );
+    assert.ok((many.details.match_count as number) > 1);
+    await rejectsWith(page.act({ selector: 'button[' }, { action: 'click' }), 'invalid_selector');
+  });
+
+  test('by role and name: exact, substring, and ambiguity with candidates', async () => {
+    const r = await page.act({ role: 'button', name: 'Change status', exact: true }, { action: 'click' });
+    assert.equal(r.target.role, 'button');
+    assert.equal(r.target.name, 'Change status');
+    await page.act({ role: 'button', name: 'change stat' }, { action: 'click' });
+    assert.equal(await status(), 'clicked 2');
+    const err = await rejectsWith(
+      page.act({ role: 'button', name: 'o' }, { action: 'click' }),
+      'element_not_found',
+    );
+    assert.equal(err.details.reason, 'ambiguous');
+    assert.ok(Array.isArray(err.details.candidates));
+  });
+
+  test('by role with context (nearest named ancestor)', async () => {
+    await page.act({ selector: '#open-modal' }, { action: 'click' });
+    const r = await page.act({ role: 'button', name: 'Close', context: 'Consent' }, { action: 'click' });
+    assert.equal(r.status, 'executed');
+  });
+
+  test('by visible text', async () => {
+    await page.act({ text: 'Clickable div' }, { action: 'click' });
+    assert.equal(await status(), 'div clicked');
+  });
+
+  test('by position', async () => {
+    const box = await page.evaluate(
+      'test',
+      () => {
+        const r = document.getElementById('change')!.getBoundingClientRect();
+        return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+      },
+      null,
+    );
+    const r = await page.act(box, { action: 'click' });
+    assert.deepEqual(r.target.point, box);
+    assert.equal(await status(), 'clicked 1');
+  });
+
+  test('inside an iframe, by ref, at the right place', async () => {
+    await load('frames.html');
+    const r = await page.act({ element_ref: await refOf('Inner button') }, { action: 'click' });
+    assert.equal(r.changed, true);
+    const inner = await page.evaluate(
+      'test',
+      () =>
+        (document.getElementById('inner') as HTMLIFrameElement).contentDocument!.getElementById(
+          'inner-status',
+        )!.textContent,
+      null,
+    );
+    assert.equal(inner, 'inner clicked');
+  });
+
+  test('exactly one target kind', async () => {
+    await rejectsWith(page.act({} as never, { action: 'click' }), 'invalid_request');
+    await rejectsWith(
+      page.act({ selector: '#a', text: 'b' } as never, { action: 'click' }),
+      'invalid_request',
+    );
+  });
+});
+
+describe('actions', () => {
+  beforeEach(() => load());
+
+  test('click with click count and modifiers', async () => {
+    await page.act({ selector: '#dbl' }, { action: 'click', click_count: 2 });
+    assert.equal(await status(), 'double clicked');
+    await page.act({ selector: '#mods' }, { action: 'click', modifiers: ['Shift'] });
+    assert.equal(await status(), 'shift=true');
+  });
+
+  test('type appends, replace clears, submit presses Enter', async () => {
+    const r = await page.act({ selector: '#name' }, { action: 'type', text: ' Lovelace' });
+    assert.deepEqual(r.changes.value, { before: 'Ada', after: 'Ada Lovelace' });
+    await page.act({ selector: '#name' }, { action: 'type', text: 'Grace', replace: true });
+    assert.equal(
+      await page.evaluate('test', () => (document.getElementById('name') as HTMLInputElement).value, null),
+      'Grace',
+    );
+    await page.act({ selector: '#search' }, { action: 'type', text: 'cats', submit: true });
+    assert.equal(await status(), 'searched cats');
+  });
+
+  test('fill replaces the value and verifies it', async () => {
+    const r = await page.act({ selector: '#notes' }, { action: 'fill', value: 'line one\nline two' });
+    assert.equal(r.verified, true);
+    assert.deepEqual(r.changes.value, { before: '', after: 'line one\nline two' });
+    const empty = await page.act({ selector: '#name' }, { action: 'fill', value: '' });
+    assert.equal(empty.verified, true);
+  });
+
+  test('a secret typed into a password field never appears in the receipt', async () => {
+    const canary = 'canary-S3cr3t-42';
+    const r = await page.act({ selector: '#pw' }, { action: 'fill', value: canary });
+    assert.equal(r.verified, true);
+    assert.ok(!JSON.stringify(r).includes(canary), JSON.stringify(r));
+    assert.equal(r.changes.value?.after, '[redacted]');
+  });
+
+  test('press a key and a chord', async () => {
+    await page.act({ selector: '#search' }, { action: 'fill', value: 'dogs' });
+    await page.act({ selector: '#search' }, { action: 'press', key: 'Enter' });
+    assert.equal(await status(), 'searched dogs');
+    await page.act(undefined, { action: 'press', key: 'ControlOrMeta+A' });
+  });
+
+  test('select by label, value and index; multiple; unknown option refused', async () => {
+    let r = await page.act({ selector: '#color' }, { action: 'select', labels: ['Green'] });
+    assert.deepEqual(r.changes.value, { before: 'Red', after: 'Green' });
+    r = await page.act({ selector: '#color' }, { action: 'select', values: ['b'] });
+    assert.equal(r.changes.value?.after, 'Blue');
+    r = await page.act({ selector: '#color' }, { action: 'select', indexes: [0] });
+    assert.equal(r.changes.value?.after, 'Red');
+    r = await page.act({ selector: '#tags' }, { action: 'select', labels: ['Alpha', 'Gamma'] });
+    assert.equal(r.changes.value?.after, 'Alpha, Gamma');
+    const err = await rejectsWith(
+      page.act({ selector: '#color' }, { action: 'select', labels: ['Purple'] }),
+      'element_not_found',
+    );
+    assert.equal(err.details.reason, 'no_such_option');
+    await rejectsWith(
+      page.act({ selector: '#name' }, { action: 'select', labels: ['x'] }),
+      'unsupported_target',
+    );
+  });
+
+  test('check and uncheck, including a visually hidden checkbox through its label', async () => {
+    let r = await page.act({ selector: '#agree' }, { action: 'check' });
+    assert.equal(r.verified, true);
+    assert.deepEqual(r.changes.value, { before: false, after: true });
+    r = await page.act({ selector: '#agree' }, { action: 'check' });
+    assert.equal(r.verified, true);
+    assert.match(r.hint ?? '', /already checked/);
+    r = await page.act({ selector: '#agree' }, { action: 'uncheck' });
+    assert.deepEqual(r.changes.value, { before: true, after: false });
+    r = await page.act({ selector: '#fancy' }, { action: 'check' });
+    assert.equal(r.verified, true);
+  });
+
+  test('hover and focus', async () => {
+    const h = await page.act({ selector: '#change' }, { action: 'hover' });
+    assert.equal(h.status, 'executed');
+    const f = await page.act({ selector: '#name' }, { action: 'focus' });
+    assert.equal(f.verified, true);
+  });
+
+  test('scroll an element by pages, the page, and into view', async () => {
+    await page.act({ selector: '#scroller' }, { action: 'scroll', pages: 1 });
+    const top = await page.evaluate('test', () => document.getElementById('scroller')!.scrollTop, null);
+    assert.ok(top > 0, `scrollTop ${top}`);
+    await page.act(undefined, { action: 'scroll', pages: 1 });
+    await page.act({ selector: '#change' }, { action: 'scroll', into_view: true });
+  });
+
+  test('drag to another target', async () => {
+    await page.act({ selector: '#drag' }, { action: 'drag', to: { selector: '#drop' } });
+    assert.equal(await status(), 'dropped');
+  });
+
+  test('set files on a file input', async () => {
+    const file = join(home.dir, 'upload.txt');
+    writeFileSync(file, 'hello');
+    await page.act({ selector: '#file' }, { action: 'set_files', files: [file] });
+    assert.equal(await status(), 'files 1 upload.txt');
+  });
+});
+
+describe('guard refusals', () => {
+  beforeEach(() => load());
+
+  test('hidden', async () => {
+    const err = await rejectsWith(
+      page.act({ selector: '#hidden' }, { action: 'click' }, { timeoutMs: 1200 }),
+      'element_not_actionable',
+    );
+    assert.equal(err.details.reason, 'hidden');
+  });
+
+  test('disabled', async () => {
+    const err = await rejectsWith(
+      page.act({ selector: '#disabled' }, { action: 'click' }, { timeoutMs: 1200 }),
+      'element_not_actionable',
+    );
+    assert.equal(err.details.reason, 'disabled');
+    assert.equal(await status(), 'idle', 'nothing was dispatched');
+  });
+
+  test('read-only and not editable', async () => {
+    const ro = await rejectsWith(
+      page.act({ selector: '#ro' }, { action: 'type', text: 'x' }),
+      'element_not_actionable',
+    );
+    assert.equal(ro.details.reason, 'readonly');
+    const ne = await rejectsWith(
+      page.act({ selector: '#change' }, { action: 'fill', value: 'x' }),
+      'element_not_actionable',
+    );
+    assert.equal(ne.details.reason, 'not_editable');
+  });
+
+  test('obscured names the covering element with its ref', async () => {
+    await page.act({ selector: '#open-modal' }, { action: 'click' });
+    const err = await rejectsWith(
+      page.act({ selector: '#change' }, { action: 'click' }, { timeoutMs: 1200 }),
+      'element_not_actionable',
+    );
+    assert.equal(err.details.reason, 'obscured');
+    const cover = err.details.covered_by as { role: string; name: string; element_ref: string | null };
+    assert.equal(cover.role, 'dialog');
+    assert.match(cover.name, /Consent/);
+    assert.match(String(cover.element_ref), /^e\d+$/);
+    assert.equal(await status(), 'idle');
+  });
+
+  test('waits for actionability up to the deadline', async () => {
+    await page.act({ selector: '#show-later' }, { action: 'click' });
+    const r = await page.act({ selector: '#later' }, { action: 'click' });
+    assert.equal(r.status, 'executed');
+    assert.equal(await status(), 'later clicked');
+  });
+
+  test('stale: removed element and earlier document', async () => {
+    const ref = await refOf('Change status');
+    await page.evaluate('test', () => document.getElementById('change')!.remove(), null);
+    const gone = await rejectsWith(page.act({ element_ref: ref }, { action: 'click' }), 'element_not_found');
+    assert.equal(gone.details.reason, 'stale_ref');
+    const ref2 = await refOf('Do nothing');
+    await load();
+    const old = await rejectsWith(page.act({ element_ref: ref2 }, { action: 'click' }), 'element_not_found');
+    assert.equal(old.details.reason, 'stale_ref');
+  });
+
+  test('disallowed origin', async () => {
+    const s = await engine.startSession({ policy: { allowed_origins: [server.url] } });
+    const p = s.page();
+    await p.open(`${server.url}/fixtures/actions/form.html`);
+    await p.act({ selector: '#change' }, { action: 'click' });
+    // The same page under another origin is refused before anything is dispatched.
+    await rejectsWith(p.open(`${server.altUrl}/fixtures/actions/form.html`), 'permission_denied');
+    await engine.closeSession(s.id);
+  });
+});
+
+describe('receipts', () => {
+  beforeEach(() => load());
+
+  test('equal-length text replacement is a change', async () => {
+    await page.act({ selector: '#swap' }, { action: 'click' });
+    const r = await page.act({ selector: '#swap' }, { action: 'click' });
+    assert.equal(r.changed, true);
+    assert.equal(r.changes.text_changed, true);
+    assert.equal(r.change_status, 'observed');
+  });
+
+  test('a click that changes nothing says so, without calling it a failure', async () => {
+    const r = await page.act({ selector: '#noop' }, { action: 'click' });
+    assert.equal(r.status, 'executed');
+    assert.equal(r.changed, false);
+    assert.equal(r.change_status, 'not_observed');
+    assert.match(r.hint ?? '', /does not mean the action failed/);
+    assert.ok(r.observation.window_ms <= r.observation.cap_ms + 100);
+  });
+
+  test('a popup appears as a new page', async () => {
+    const r = await page.act({ selector: '#popup' }, { action: 'click' });
+    assert.equal(r.changes.new_pages.length, 1);
+    assert.deepEqual(r.changes.tab_count, { before: 1, after: 2 });
+    await session.closePage(r.changes.new_pages[0]!.page_id);
+  });
+
+  test('a dialog is reported', async () => {
+    const r = await page.act({ selector: '#alert' }, { action: 'click' });
+    assert.deepEqual(r.dialog, { type: 'alert', message: 'hello from the page' });
+    assert.equal(await status(), 'after alert');
+  });
+
+  test('a download is reported', async () => {
+    const r = await page.act({ selector: '#download' }, { action: 'click' });
+    assert.equal(r.downloads.length, 1);
+    assert.equal(r.downloads[0]!.suggested_filename, 'note.txt');
+  });
+
+  test('navigation and URL change', async () => {
+    await load('frames.html');
+    await page.open(`${server.url}/fixtures/nav/a.html`);
+    const r = await page.act({ role: 'link', name: 'to B' }, { action: 'click' });
+    assert.equal(r.changes.navigated, true);
+    assert.equal(r.changes.url?.after, `${server.url}/fixtures/nav/b.html`);
+  });
+
+  test('optional snapshot diff', async () => {
+    await page.snapshot();
+    const r = await page.act({ selector: '#change' }, { action: 'click' }, { snapshot_diff: true });
+    assert.match(r.diff ?? '', /clicked 1/);
+  });
+});
