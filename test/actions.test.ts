@@ -351,6 +351,44 @@ describe('receipts', () => {
     assert.equal(r.changes.url?.after, `${server.url}/fixtures/nav/b.html`);
   });
 
+  test('a verify condition sets verified true or false, never failing the action', async () => {
+    const ok = await page.act(
+      { selector: '#change' },
+      { action: 'click' },
+      { verify: { text_present: 'clicked 1' } },
+    );
+    assert.equal(ok.verified, true);
+    assert.equal(ok.verification?.satisfied, true);
+    const no = await page.act(
+      { selector: '#noop' },
+      { action: 'click' },
+      { verify: { text_present: 'never shown' }, timeoutMs: 1500 },
+    );
+    assert.equal(no.status, 'executed');
+    assert.equal(no.verified, false);
+    assert.equal(no.verification?.satisfied, false);
+    // A malformed condition is refused before anything is dispatched.
+    await rejectsWith(
+      page.act({ selector: '#change' }, { action: 'click' }, { verify: {} }),
+      'invalid_request',
+    );
+    assert.equal(await status(), 'clicked 1');
+  });
+
+  test('trusted input by default; synthetic events only when asked', async () => {
+    const trusted = await page.act({ selector: '#change' }, { action: 'click' });
+    assert.equal(trusted.mode, 'trusted');
+    await page.act({ selector: '#open-modal' }, { action: 'click' });
+    // Covered, so a trusted click is refused; a synthetic click was asked for explicitly and goes through.
+    await rejectsWith(
+      page.act({ selector: '#change' }, { action: 'click' }, { timeoutMs: 1000 }),
+      'element_not_actionable',
+    );
+    const synthetic = await page.act({ selector: '#change' }, { action: 'click', synthetic: true });
+    assert.equal(synthetic.mode, 'synthetic');
+    assert.equal(await status(), 'clicked 2');
+  });
+
   test('optional snapshot diff', async () => {
     await page.snapshot();
     const r = await page.act({ selector: '#change' }, { action: 'click' }, { snapshot_diff: true });

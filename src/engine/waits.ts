@@ -238,7 +238,7 @@ function probe(items: ProbeItem[]): ProbeOut[] {
   return outs;
 }
 
-interface Check {
+export interface Check {
   name: ConditionName;
   /** Index into the probe results, when it needs one. */
   item?: ProbeItem;

@@ -1,9 +1,10 @@
 import type { BackendFrame, Point } from '../../backends/backend.js';
 import { takeSnapshot } from '../../snapshot/snapshot.js';
-import type { Deadline } from '../deadline.js';
+import { Deadline } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
 import type { Page } from '../page.js';
 import { denied } from '../policy.js';
+import { buildChecks, type Check, runWait } from '../waits.js';
 import { elementCall, locatePinned, type PinnedElement } from './element-calls.js';
 import { waitActionable } from './guard.js';
 import type { Fingerprint, ProbeKind } from './injected/probe.js';
@@ -43,7 +44,9 @@ export async function performAction(
 ): Promise<Receipt> {
   const t = target === undefined && TARGETLESS.has(spec.action) ? undefined : validateTarget(target);
   validateSpec(spec);
-  return page.run(`page.${spec.action}`, 'action', opts, (d) => run(page, t, spec, opts, d));
+  // Checked before anything runs: a bad verify condition must not follow a dispatched action.
+  const verifyChecks = opts.verify ? buildChecks(opts.verify, { mode: opts.verify_mode }) : undefined;
+  return page.run(`page.${spec.action}`, 'action', opts, (d) => run(page, t, spec, opts, d, verifyChecks));
 }
 
 function validateSpec(spec: ActionSpec): void {
@@ -114,6 +117,7 @@ async function run(
   spec: ActionSpec,
   opts: ActionOptions,
   d: Deadline,
+  verifyChecks: Check[] | undefined,
 ): Promise<Receipt> {
   assertAllowed(page);
   const mainFrame = page.backend.frames()[0]!;
@@ -140,7 +144,8 @@ async function run(
   let valueBefore: string | boolean | null = null;
   let focused: boolean | undefined;
   if (el) {
-    const g = await waitActionable(page, el, KIND[spec.action], d, {
+    const kind = spec.action === 'click' && spec.synthetic ? 'synthetic' : KIND[spec.action];
+    const g = await waitActionable(page, el, kind, d, {
       value: valueKind,
       focus: focusMode(spec),
     });
@@ -229,6 +234,24 @@ async function run(
     warnings,
     note: noDispatchNote,
   });
+  receipt.mode = noDispatchNote
+    ? 'none'
+    : spec.action === 'click' && spec.synthetic
+      ? 'synthetic'
+      : 'trusted';
+  if (opts.verify && verifyChecks) {
+    const vd = Deadline.from({ timeoutMs: Math.max(1, d.remaining() - 150) });
+    const t0 = Date.now();
+    try {
+      const r = await runWait(page, opts.verify, { mode: opts.verify_mode }, vd, verifyChecks);
+      receipt.verified = true;
+      receipt.verification = { satisfied: true, waited_ms: r.waited_ms, matched: r.matched_conditions };
+    } catch (err) {
+      if (!(err instanceof TabwrightError) || err.code !== 'not_ready') throw err;
+      receipt.verified = false;
+      receipt.verification = { satisfied: false, waited_ms: Date.now() - t0, failed: err.details.conditions };
+    }
+  }
   if (opts.snapshot_diff) {
     try {
       receipt.diff = (await takeSnapshot(page, { diff: true }, d)).text;
@@ -265,6 +288,14 @@ async function dispatch(
   };
   switch (spec.action) {
     case 'click':
+      if (spec.synthetic) {
+        if (!el)
+          throw new TabwrightError('invalid_request', 'A synthetic click needs an element target.', {
+            details: { field: 'target' },
+          });
+        await elementCall(el, { op: 'syntheticClick', clickCount: spec.click_count ?? 1 }, d);
+        return { verified: null };
+      }
       await input.click(needPoint(), {
         button: spec.button ?? 'left',
         clickCount: spec.click_count ?? 1,
@@ -437,6 +468,7 @@ function buildReceipt(o: {
     downloads: o.signals.downloads,
     observation: o.window,
     requests: o.signals.requests,
+    mode: 'trusted',
     warnings: o.warnings,
   };
   if (urlChanged) receipt.changes.url = { before: before!.url, after: after!.url };

@@ -1,4 +1,5 @@
 import type { OperationOptions } from '../deadline.js';
+import type { WaitConditions } from '../waits.js';
 
 /** What an action is aimed at. Refs are preferred; the others are resolved to a ref first. */
 export type Target =
@@ -15,7 +16,18 @@ export type Target =
 export type Modifier = 'Alt' | 'Control' | 'Meta' | 'Shift';
 
 export type ActionSpec =
-  | { action: 'click'; button?: 'left' | 'right' | 'middle'; click_count?: number; modifiers?: Modifier[] }
+  | {
+      action: 'click';
+      button?: 'left' | 'right' | 'middle';
+      click_count?: number;
+      modifiers?: Modifier[];
+      /**
+       * Dispatch mousedown/mouseup/click as DOM events from script instead of
+       * trusted input. Only when asked: it skips the visibility and covering
+       * checks, and frameworks may ignore untrusted events.
+       */
+      synthetic?: boolean;
+    }
   | { action: 'hover' }
   | { action: 'focus' }
   /**
@@ -43,6 +55,13 @@ export interface ActionOptions extends OperationOptions {
   observe_ms?: number;
   /** Include a snapshot diff of the page in the receipt. Default false. */
   snapshot_diff?: boolean;
+  /**
+   * A wait condition that proves the action worked (e.g. text_present). It is
+   * waited for after the observation window, within the same deadline;
+   * `verified` reports whether it held.
+   */
+  verify?: WaitConditions;
+  verify_mode?: 'all' | 'any';
 }
 
 export type ReceiptStatus = 'executed' | 'outcome_unknown';
@@ -82,6 +101,10 @@ export interface Receipt {
   downloads: { download_id: string; suggested_filename: string }[];
   observation: { window_ms: number; cap_ms: number; quiet: boolean };
   requests: { count: number; failed: number };
+  /** How input was delivered. */
+  mode: 'trusted' | 'synthetic' | 'none';
+  /** The verify condition's outcome, when one was given. */
+  verification?: { satisfied: boolean; waited_ms: number; matched?: string[]; failed?: unknown };
   hint?: string;
   warnings: string[];
   /** Snapshot diff text, with options.snapshot_diff. */

@@ -1,6 +1,13 @@
 // Bundle entry: the in-page action API, exposed by esbuild as the IIFE global __tabwrightActions.
 
-import { checkedOf, focusElement, type SelectSpec, scrollElement, selectOptions } from './ops.js';
+import {
+  checkedOf,
+  focusElement,
+  type SelectSpec,
+  scrollElement,
+  selectOptions,
+  syntheticClick,
+} from './ops.js';
 import {
   type FindSpec,
   find,
@@ -41,6 +48,7 @@ export type ElementOp =
   /** Compares in the page, so a secret value never has to come back to be checked. */
   | { op: 'valueIs'; expected: string }
   | { op: 'checked' }
+  | { op: 'syntheticClick'; clickCount: number }
   | { op: 'focus'; caret?: 'end' | 'all' }
   | { op: 'select'; spec: SelectSpec }
   | { op: 'scroll'; dx?: number; dy?: number; pages?: number; intoView?: boolean };
@@ -85,6 +93,8 @@ export function create() {
           return rawValue(el) === a.expected;
         case 'checked':
           return checkedOf(el);
+        case 'syntheticClick':
+          return syntheticClick(el, a.clickCount);
         case 'focus':
           return focusElement(el, a.caret);
         case 'select':

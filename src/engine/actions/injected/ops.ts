@@ -101,3 +101,23 @@ export function scrollElement(
   }
   return { scrollTop: el.scrollTop, scrollLeft: el.scrollLeft, value: liveValue(el) };
 }
+
+/** Untrusted clicks from script, for callers who ask for them (reference: the HTTP API's `js` mode). */
+export function syntheticClick(el: Element, clickCount: number): boolean {
+  const r = el.getBoundingClientRect();
+  const init = {
+    bubbles: true,
+    cancelable: true,
+    composed: true,
+    clientX: r.x + r.width / 2,
+    clientY: r.y + r.height / 2,
+    view: window,
+  };
+  for (let i = 1; i <= clickCount; i++) {
+    el.dispatchEvent(new MouseEvent('mousedown', { ...init, detail: i }));
+    el.dispatchEvent(new MouseEvent('mouseup', { ...init, detail: i }));
+    el.dispatchEvent(new MouseEvent('click', { ...init, detail: i }));
+  }
+  if (clickCount === 2) el.dispatchEvent(new MouseEvent('dblclick', { ...init, detail: 2 }));
+  return el.isConnected;
+}

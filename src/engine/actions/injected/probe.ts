@@ -18,7 +18,9 @@ export type ProbeKind =
   | 'check'
   | 'scroll'
   | 'drag'
-  | 'files';
+  | 'files'
+  /** Script-dispatched events: only identity is checked (the caller asked to skip actionability). */
+  | 'synthetic';
 
 export interface Point {
   x: number;
@@ -288,7 +290,7 @@ export async function guard(
     return { ok: false, reason: 'not_file_input', message: 'the element is not an <input type=file>' };
   }
   // File inputs are usually hidden behind a styled button; they take files without pointer input.
-  if (kind === 'files') return { ok: true };
+  if (kind === 'files' || kind === 'synthetic') return { ok: true };
   const target = pointerTarget(original, kind);
   if (!isRendered(target)) return { ok: false, reason: 'hidden', message: 'the element is not visible' };
   if (kind !== 'scroll' && kind !== 'hover' && isDisabled(original)) {
