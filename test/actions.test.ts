@@ -292,16 +292,6 @@ describe('guard refusals', () => {
     const old = await rejectsWith(page.act({ element_ref: ref2 }, { action: 'click' }), 'element_not_found');
     assert.equal(old.details.reason, 'stale_ref');
   });
-
-  test('disallowed origin', async () => {
-    const s = await engine.startSession({ policy: { allowed_origins: [server.url] } });
-    const p = s.page();
-    await p.open(`${server.url}/fixtures/actions/form.html`);
-    await p.act({ selector: '#change' }, { action: 'click' });
-    // The same page under another origin is refused before anything is dispatched.
-    await rejectsWith(p.open(`${server.altUrl}/fixtures/actions/form.html`), 'permission_denied');
-    await engine.closeSession(s.id);
-  });
 });
 
 describe('receipts', () => {
@@ -393,5 +383,19 @@ describe('receipts', () => {
     await page.snapshot();
     const r = await page.act({ selector: '#change' }, { action: 'click' }, { snapshot_diff: true });
     assert.match(r.diff ?? '', /clicked 1/);
+  });
+});
+
+describe('origin policy before dispatch', () => {
+  test('no action on a page or in a frame whose origin is not allowed', async () => {
+    const s = await engine.startSession({ policy: { allowed_origins: [server.url], subresources: 'allow' } });
+    const p = s.page();
+    await p.open(`${server.url}/fixtures/actions/form.html`);
+    const ok = await p.act({ selector: '#change' }, { action: 'click' });
+    assert.equal(ok.status, 'executed');
+    // A disallowed navigation is stopped at the network layer; the page stays where it was.
+    await rejectsWith(p.open(`${server.altUrl}/fixtures/actions/form.html`), 'permission_denied');
+    assert.equal(p.url(), `${server.url}/fixtures/actions/form.html`);
+    await engine.closeSession(s.id);
   });
 });

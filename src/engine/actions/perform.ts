@@ -3,7 +3,6 @@ import { takeSnapshot } from '../../snapshot/snapshot.js';
 import { Deadline } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
 import type { Page } from '../page.js';
-import { denied } from '../policy.js';
 import { buildChecks, type Check, runWait } from '../waits.js';
 import { elementCall, locatePinned, type PinnedElement } from './element-calls.js';
 import { waitActionable } from './guard.js';
@@ -83,10 +82,9 @@ function validateSpec(spec: ActionSpec): void {
   }
 }
 
+/** The page, and the target's frame, must be at origins the session's policy allows (before any dispatch). */
 function assertAllowed(page: Page, frame?: BackendFrame): void {
-  const policy = page.session.policy;
-  if (!policy.allowsDocument(page.url())) throw denied(page.url(), 'Action on a page');
-  if (frame && !policy.allowsDocument(frame.url())) throw denied(frame.url(), 'Action in a frame');
+  page.assertPageAllowed(frame?.parentId ? [frame.url()] : []);
 }
 
 async function toPagePoint(page: Page, frame: BackendFrame, p: Point, d: Deadline): Promise<Point> {
