@@ -233,7 +233,7 @@ describe('guard refusals', () => {
 
   test('hidden', async () => {
     const err = await rejectsWith(
-      page.act({ selector: '#hidden' }, { action: 'click' }, { timeoutMs: 1200 }),
+      page.act({ selector: '#hidden' }, { action: 'click' }, { timeoutMs: 2500 }),
       'element_not_actionable',
     );
     assert.equal(err.details.reason, 'hidden');
@@ -241,7 +241,7 @@ describe('guard refusals', () => {
 
   test('disabled', async () => {
     const err = await rejectsWith(
-      page.act({ selector: '#disabled' }, { action: 'click' }, { timeoutMs: 1200 }),
+      page.act({ selector: '#disabled' }, { action: 'click' }, { timeoutMs: 2500 }),
       'element_not_actionable',
     );
     assert.equal(err.details.reason, 'disabled');
@@ -264,7 +264,7 @@ describe('guard refusals', () => {
   test('obscured names the covering element with its ref', async () => {
     await page.act({ selector: '#open-modal' }, { action: 'click' });
     const err = await rejectsWith(
-      page.act({ selector: '#change' }, { action: 'click' }, { timeoutMs: 1200 }),
+      page.act({ selector: '#change' }, { action: 'click' }, { timeoutMs: 2500 }),
       'element_not_actionable',
     );
     assert.equal(err.details.reason, 'obscured');
@@ -371,7 +371,7 @@ describe('receipts', () => {
     await page.act({ selector: '#open-modal' }, { action: 'click' });
     // Covered, so a trusted click is refused; a synthetic click was asked for explicitly and goes through.
     await rejectsWith(
-      page.act({ selector: '#change' }, { action: 'click' }, { timeoutMs: 1000 }),
+      page.act({ selector: '#change' }, { action: 'click' }, { timeoutMs: 2500 }),
       'element_not_actionable',
     );
     const synthetic = await page.act({ selector: '#change' }, { action: 'click', synthetic: true });

@@ -260,6 +260,13 @@ async function run(
   return receipt;
 }
 
+interface ScrollMetrics {
+  top: number;
+  left: number;
+  height: number;
+  width: number;
+}
+
 interface DispatchResult {
   verified: boolean | null;
   /** Set when nothing had to be sent (e.g. the checkbox was already checked). */
@@ -367,14 +374,33 @@ async function dispatch(
         await elementCall(el, { op: 'scroll', intoView: true }, d);
         return { verified: null };
       }
-      const vp = await page.backend.evaluate(
-        () => ({ w: innerWidth, h: innerHeight }),
-        null,
-        Math.max(1, d.remaining()),
-      );
-      const dy = spec.pages !== undefined ? spec.pages * vp.h * 0.9 : (spec.dy ?? (spec.dx ? 0 : vp.h * 0.9));
-      await input.wheel(point ?? { x: vp.w / 2, y: vp.h / 2 }, spec.dx ?? 0, dy);
-      return { verified: null };
+      // Wheel input scrolls on the compositor, after the call returns: read the position until it moves.
+      const metrics = () =>
+        el
+          ? elementCall<ScrollMetrics>(el, { op: 'scrollMetrics' }, d)
+          : page.backend.evaluate(
+              () => ({ top: scrollY, left: scrollX, height: innerHeight, width: innerWidth }),
+              null,
+              Math.max(1, d.remaining()),
+            );
+      const m0 = await metrics();
+      const dy =
+        spec.pages !== undefined
+          ? spec.pages * m0.height * 0.9
+          : (spec.dy ?? (spec.dx ? 0 : m0.height * 0.9));
+      await input.wheel(point ?? { x: m0.width / 2, y: m0.height / 2 }, spec.dx ?? 0, dy);
+      const until = Date.now() + Math.min(500, Math.max(0, d.remaining() - 200));
+      for (;;) {
+        const m = await metrics();
+        if (m.top !== m0.top || m.left !== m0.left) return { verified: true };
+        if (Date.now() >= until) {
+          return {
+            verified: false,
+            note: 'the scroll position did not move (at the end already, or not scrollable)',
+          };
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
     }
     case 'drag':
       await input.drag(needPoint(), dragTo!);

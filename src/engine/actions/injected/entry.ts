@@ -48,6 +48,7 @@ export type ElementOp =
   /** Compares in the page, so a secret value never has to come back to be checked. */
   | { op: 'valueIs'; expected: string }
   | { op: 'checked' }
+  | { op: 'scrollMetrics' }
   | { op: 'syntheticClick'; clickCount: number }
   | { op: 'focus'; caret?: 'end' | 'all' }
   | { op: 'select'; spec: SelectSpec }
@@ -93,6 +94,8 @@ export function create() {
           return rawValue(el) === a.expected;
         case 'checked':
           return checkedOf(el);
+        case 'scrollMetrics':
+          return { top: el.scrollTop, left: el.scrollLeft, height: el.clientHeight, width: el.clientWidth };
         case 'syntheticClick':
           return syntheticClick(el, a.clickCount);
         case 'focus':
