@@ -31,6 +31,12 @@ export const pageCallJson = new Function('arg', `${INSTALL}\nreturn JSON.stringi
   arg: PageCall,
 ) => string;
 
+/** True when the frame's document shows nothing (no elements, no text) in its body. */
+export const blankProbe = new Function(
+  '_',
+  "const b = document.body; return !b || (b.childElementCount === 0 && !(b.textContent || '').trim());",
+) as (arg: null) => boolean;
+
 /** In the parent frame, on the iframe element: its document id and local id. */
 export const ownerIdentity = new Function(
   'el',

@@ -57,7 +57,7 @@ const IO_CONTAINERS = new Set([
   'toolbar',
 ]);
 
-const MAX_INLINE_OPTIONS = 25;
+const MAX_INLINE_OPTIONS = 500;
 
 export function quote(s: string): string {
   return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;

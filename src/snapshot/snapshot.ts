@@ -5,7 +5,7 @@ import type { Page } from '../engine/page.js';
 import { diffAndRemember, type SnapshotDiff } from './diff.js';
 import type { RawElement, WalkError, WalkOptions, WalkResult } from './injected/types.js';
 import { type ElementEntry, elementsOf, type SnapshotNode } from './model.js';
-import { ownerIdentity, pageCallJson } from './page-functions.js';
+import { blankProbe, ownerIdentity, pageCallJson } from './page-functions.js';
 import { registryOf, targetOf } from './refs.js';
 import { joinLines, type Line, type RenderOptions, renderAgentText } from './render.js';
 
@@ -199,6 +199,16 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
   const runs: FrameRun[] = await Promise.all(
     frames.map(async (frame): Promise<FrameRun> => {
       try {
+        if (frame !== rootFrame) {
+          const url = frame.url();
+          // Error pages (blocked or failed loads) have nothing for the agent.
+          if (url.startsWith('chrome-error:')) return { frame, error: 'the frame failed to load' };
+          // Blank frames are usually empty: a tiny probe spares installing the walker there.
+          if (url === 'about:blank' || url === '' || url === 'about:srcdoc') {
+            const empty = await frame.evaluate(blankProbe, null, rem(d));
+            if (empty) return { frame, error: 'empty' };
+          }
+        }
         const json = await frame.evaluate(
           pageCallJson,
           { op: 'walk', opts: perFrameOpts.get(frame.id) ?? walkOpts },
@@ -225,6 +235,7 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
     runs.slice(1).map(async (run) => {
       // Frames with nothing to show (blank, blocked, failed) need no placing.
       if (run.result && !run.result.root.c?.length) return;
+      if (run.error === 'empty' || run.error === 'the frame failed to load') return;
       try {
         const owner = await run.frame.evaluateOnOwner(ownerIdentity, null, rem(d));
         if (owner) childOf.set(`${run.frame.parentId}:${owner.doc}:${owner.id}`, run);
@@ -283,7 +294,7 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
         const off: [number, number] = raw.box ? [offset[0] + raw.box[0], offset[1] + raw.box[1]] : offset;
         for (const k of child.result.root.c ?? []) n.children.push(convert(k, child, off));
         if (!n.name && child.result.title) n.name = child.result.title;
-      } else if (child?.error) {
+      } else if (child?.error && child.error !== 'empty') {
         n.frame_error = child.error.slice(0, 200);
       }
     }
@@ -366,7 +377,7 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
       refs: missingRefs.length,
       first_refs: missingRefs.slice(0, 20),
       outside_viewport: outsideViewport,
-      frames: framesOmitted + runs.filter((r) => r.error).length,
+      frames: framesOmitted + runs.filter((r) => r.error && r.error !== 'empty').length,
     };
   }
   if (o.diff) {

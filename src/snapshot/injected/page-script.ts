@@ -518,7 +518,10 @@ function liveValue(el: Element, role: string): string | undefined {
 // ---------------------------------------------------------------- text and names
 
 function norm(s: string): string {
-  return s.replace(/[\s\u200b]+/g, ' ').trim();
+  return s
+    .replace(/[\u200b\u200c\u200d\u2060\ufeff]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 const styleCache = new Map<Element, CSSStyleDeclaration>();
@@ -643,7 +646,8 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean): 
     if (el !== root) {
       const label = el.getAttribute('aria-label')?.trim();
       if (label) {
-        parts.push(label, block ? ' ' : '');
+        // Chromium keeps embedded names apart from neighbouring text.
+        parts.push(' ', label, ' ');
         return;
       }
       const role = roleOf(el);
@@ -667,12 +671,12 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean): 
       }
     }
     if (tag === 'img' || tag === 'area' || (tag === 'input' && (el as HTMLInputElement).type === 'image')) {
-      parts.push(el.getAttribute('alt') ?? el.getAttribute('title') ?? '');
+      parts.push(' ', el.getAttribute('alt') ?? el.getAttribute('title') ?? '', ' ');
       return;
     }
     if (tag === 'svg') {
       const t = el.querySelector(':scope > title');
-      if (t) parts.push(t.textContent ?? '');
+      if (t) parts.push(' ', t.textContent ?? '', ' ');
       return;
     }
     if (tag === 'input') {
@@ -1162,8 +1166,12 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
 
   if (promotedFrom) role = promotedFrom.type === 'radio' ? 'radio' : 'checkbox';
   const node: RawElement = { id: idOf(el), role: promoted ? 'generic' : role, tag };
-  const name =
-    promotedFrom || (promoted && !hasExplicitName(el)) ? contentText(el, new Set(), true) : accName(el, role);
+  let name: string;
+  if (promotedFrom || (promoted && !hasExplicitName(el))) name = contentText(el, new Set(), true);
+  else if (!isInteractive && NAME_FROM_CONTENT.has(role) && !hasExplicitName(el) && !el.hasAttribute('title'))
+    // Non-interactive content names (cells, headings) come from the walked children: no second walk.
+    name = kidsText(kids, 300);
+  else name = accName(el, role);
   if (name) node.name = name.length > 900 ? `${name.slice(0, 900)}…` : name;
   const value = liveValue(el, role);
   if (value !== undefined) node.value = value;
@@ -1237,6 +1245,17 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   if (children.length) node.c = children;
   if (block && out.length && typeof out[out.length - 1] === 'string') pushText(out, ' ');
   out.push(node);
+}
+
+function kidsText(kids: Out, max: number): string {
+  let s = '';
+  for (const k of kids) {
+    if (s.length > max) break;
+    if (typeof k === 'string') s += k;
+    else s += ` ${k.name || k.text || (k.c ? kidsText(k.c, max) : '')} `;
+  }
+  s = norm(s);
+  return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
 function hasInteractive(n: RawElement): boolean {
