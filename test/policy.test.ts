@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { Engine, Session } from '../src/index.js';
 import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
@@ -213,6 +217,53 @@ describe('origin policy at the network layer', () => {
       await rejectsWith(page.open(`${server.altUrl}/echo`), 'permission_denied');
     } finally {
       await engine.closeSession(s.id);
+    }
+  });
+
+  test('WebSockets: only allowed origins connect; others are refused and recorded', async () => {
+    const hits: string[] = [];
+    const sockets: Duplex[] = [];
+    const wsServer = createServer((_req, res) => res.writeHead(404).end());
+    wsServer.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+      hits.push(req.url ?? '');
+      sockets.push(socket);
+      const accept = createHash('sha1')
+        .update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
+        .digest('base64');
+      socket.write(
+        `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+      );
+    });
+    await new Promise<void>((r) => wsServer.listen(0, '127.0.0.1', r));
+    const port = (wsServer.address() as AddressInfo).port;
+    const s = await engine.startSession({
+      policy: { allowed_origins: [server.url, `http://127.0.0.1:${port}`] },
+    });
+    try {
+      const page = s.page();
+      await page.open(`${server.url}/fixtures/nav/a.html`);
+      const connect = (url: string) =>
+        page.evaluate(
+          'ws',
+          (u) =>
+            new Promise<string>((resolve) => {
+              const ws = new WebSocket(u);
+              ws.onopen = () => resolve('open');
+              ws.onerror = () => resolve('error');
+              ws.onclose = (e) => resolve(`closed ${e.code}`);
+            }),
+          url,
+        );
+      assert.equal(await connect(`ws://127.0.0.1:${port}/ok`), 'open');
+      assert.equal(await connect(`ws://localhost:${port}/evil`), 'closed 1008');
+      assert.deepEqual(hits, ['/ok']);
+      const rec = await until(() => s.blockedRequests().find((r) => r.resource_type === 'websocket'));
+      assert.equal(rec.url, `ws://localhost:${port}/evil`);
+      assert.equal(rec.kind, 'subresource');
+    } finally {
+      await engine.closeSession(s.id);
+      for (const socket of sockets) socket.destroy();
+      await new Promise((r) => wsServer.close(r));
     }
   });
 

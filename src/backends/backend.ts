@@ -66,7 +66,15 @@ export interface BackendContext {
    * passes before it is sent: first requests, redirect hops, popups, frames.
    * Installed only for restricted policies, so other sessions pay nothing.
    */
-  setRequestFilter(filter: RequestFilter | null): Promise<void>;
+  setRequestFilter(filter: RequestFilter | null, options?: RequestFilterOptions): Promise<void>;
+}
+
+export interface RequestFilterOptions {
+  /**
+   * WebSockets bypass request routing; with this set they pass the filter too
+   * (resourceType "websocket") and refused ones are closed before connecting.
+   */
+  filterWebSockets?: boolean;
 }
 
 /** What a request filter sees. */

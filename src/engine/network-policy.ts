@@ -38,13 +38,16 @@ export class NetworkPolicy {
 
   async install(context: BackendContext): Promise<void> {
     if (!this.policy.restricted) return;
-    await context.setRequestFilter((req) => this.decide(req));
+    // WebSockets are subresources: with "block", only those to allowed origins may connect.
+    await context.setRequestFilter((req) => this.decide(req), {
+      filterWebSockets: this.policy.subresources === 'block',
+    });
   }
 
   /** The filter: documents must be allowed; subresources per `policy.subresources`. */
   decide(req: FilteredRequest): 'allow' | 'block' {
     const document = req.isNavigation || req.resourceType === 'document';
-    if (this.policy.allowsDocument(req.url)) return 'allow';
+    if (this.policy.allowsDocument(httpEquivalent(req.url))) return 'allow';
     if (!document && this.policy.subresources === 'allow') return 'allow';
     const page = req.page ? this.pageOf(req.page) : undefined;
     // A tab with no document yet is a popup (window.open, target=_blank): not yet adopted by the
@@ -149,4 +152,13 @@ export function originOf(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** ws:/wss: URLs are judged as the http:/https: origin they belong to. */
+function httpEquivalent(url: string): string {
+  return url.startsWith('ws:')
+    ? `http:${url.slice(3)}`
+    : url.startsWith('wss:')
+      ? `https:${url.slice(4)}`
+      : url;
 }

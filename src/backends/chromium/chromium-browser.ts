@@ -6,6 +6,7 @@ import type {
   BackendPage,
   FilteredRequest,
   RequestFilter,
+  RequestFilterOptions,
 } from '../backend.js';
 import { ChromiumPage } from './chromium-page.js';
 import { translatePlaywrightError } from './translate-error.js';
@@ -142,8 +143,29 @@ export class ChromiumContext implements BackendContext {
   private routed = false;
   private readonly redirectGates = new WeakMap<Page, Promise<void>>();
 
-  async setRequestFilter(filter: RequestFilter | null): Promise<void> {
+  private webSocketsRouted = false;
+
+  async setRequestFilter(filter: RequestFilter | null, options: RequestFilterOptions = {}): Promise<void> {
     this.filter = filter;
+    if (filter && options.filterWebSockets && !this.webSocketsRouted) {
+      // WebSockets skip routing and Fetch; playwright's WebSocket routing asks the filter per socket
+      // and closes refused ones (1008) before they connect. It covers pages, not workers.
+      this.webSocketsRouted = true;
+      await this.pw.routeWebSocket(
+        (url) =>
+          this.verdict({
+            url: url.href,
+            method: 'GET',
+            resourceType: 'websocket',
+            isNavigation: false,
+            isMainFrame: false,
+            isRedirect: false,
+            isNewWindow: false,
+            page: null,
+          }) === 'block',
+        (ws) => ws.close({ code: 1008, reason: 'refused by the origin policy' }),
+      );
+    }
     if (filter && !this.routed) {
       this.routed = true;
       await this.pw.route('**/*', (route) => this.routeRequest(route));
