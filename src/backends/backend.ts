@@ -67,6 +67,7 @@ export interface BackendContext {
    * Installed only for restricted policies, so other sessions pay nothing.
    */
   setRequestFilter(filter: RequestFilter | null, options?: RequestFilterOptions): Promise<void>;
+  readonly cookieJar: BackendCookieJar;
 }
 
 export interface RequestFilterOptions {
@@ -170,6 +171,8 @@ export interface BackendPage {
   onDialog(listener: (dialog: BackendDialog) => void): void;
   onDownload(listener: (download: BackendDownload) => void): void;
   onNetwork(listener: (event: NetworkEvent) => void): void;
+  /** Console messages and uncaught errors of the page's documents. */
+  onConsole(listener: (message: BackendConsoleMessage) => void): void;
   /** Evaluates a JavaScript expression in the main frame (a function expression is called). */
   evaluateExpression(expression: string, timeoutMs: number): Promise<unknown>;
   close(): Promise<void>;
@@ -214,4 +217,36 @@ export interface BackendInput {
   insertText(text: string): Promise<void>;
   /** A key or chord: "Enter", "Control+A", "ControlOrMeta+A". */
   press(chord: string): Promise<void>;
+}
+
+/** A console message or an uncaught page error, as the backend reports it. */
+export interface BackendConsoleMessage {
+  type: 'console' | 'pageerror';
+  /** console: log, info, warning, error, debug, …; pageerror: error. */
+  level: string;
+  text: string;
+  url: string;
+  line: number | null;
+}
+
+/** Cookie shape shared by backends (Playwright's). */
+export interface BackendCookie {
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+  /** Unix seconds; -1 for session cookies. */
+  expires: number;
+  httpOnly: boolean;
+  secure: boolean;
+  sameSite: 'Strict' | 'Lax' | 'None';
+}
+
+/** Context-wide state: cookies. */
+export interface BackendCookieJar {
+  cookies(urls?: string[]): Promise<BackendCookie[]>;
+  addCookies(
+    cookies: (Partial<BackendCookie> & { name: string; value: string; url?: string })[],
+  ): Promise<void>;
+  clearCookies(): Promise<void>;
 }

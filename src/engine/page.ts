@@ -2,6 +2,7 @@ import type { BackendPage, WaitUntil } from '../backends/backend.js';
 import { evaluateOnRef, type SnapshotOptions, type SnapshotResult, takeSnapshot } from '../snapshot/index.js';
 import { performAction } from './actions/perform.js';
 import type { ActionOptions, ActionSpec, Receipt, Target } from './actions/types.js';
+import { PageConsole } from './console.js';
 import { Deadline, type OperationOptions } from './deadline.js';
 import { type DialogRecord, PageDialogs } from './dialogs.js';
 import type { DownloadStarted } from './downloads.js';
@@ -15,7 +16,9 @@ import {
   type ScreenshotRequestOptions,
   validateScreenshot,
 } from './screenshots.js';
+import { runScript, type ScriptResult } from './script.js';
 import type { Session } from './session.js';
+import { type StorageArea, storageGet, storageRemove, storageSet } from './storage.js';
 import { type WaitConditions, type WaitRequestOptions, type WaitResult, waitOnPage } from './waits.js';
 
 export const WAIT_UNTIL: readonly WaitUntil[] = ['load', 'domcontentloaded', 'networkidle'];
@@ -55,6 +58,8 @@ export class Page {
   readonly dialogs: PageDialogs;
   /** Requests of this page in flight (network idle waits, receipts). */
   readonly network: NetworkActivity;
+  /** Console messages and uncaught errors (the last 500). */
+  readonly console: PageConsole;
 
   constructor(
     readonly id: string,
@@ -64,6 +69,7 @@ export class Page {
   ) {
     this.dialogs = new PageDialogs(this);
     this.network = new NetworkActivity(backend);
+    this.console = new PageConsole(backend);
     session.downloads.watch(this);
     backend.onClose(() => {
       this.closedReason = 'closed';
@@ -264,6 +270,36 @@ export class Page {
    */
   async act(target: Target | undefined, spec: ActionSpec, opts?: ActionOptions): Promise<Receipt> {
     return performAction(this, target, spec, opts);
+  }
+
+  /**
+   * Runs caller JavaScript in the main frame: an expression, a function
+   * expression (called with `args`) or a statement body using `return`.
+   * Promises are awaited; page exceptions are invalid_request/script_error.
+   */
+  async evaluateScript(
+    source: string,
+    opts: OperationOptions & { args?: unknown[] } = {},
+  ): Promise<ScriptResult> {
+    return this.run('page.eval', 'action', opts, (d) => runScript(this, source, opts.args ?? [], d));
+  }
+
+  /** localStorage / sessionStorage of the current document: all keys, or one value (null when absent). */
+  async storageGet(
+    area: StorageArea,
+    key?: string,
+    opts?: OperationOptions,
+  ): Promise<Record<string, string> | string | null> {
+    return this.run('storage.get', 'read', opts, (d) => storageGet(this, area, key, d));
+  }
+
+  async storageSet(area: StorageArea, key: string, value: string, opts?: OperationOptions): Promise<void> {
+    await this.run('storage.set', 'action', opts, (d) => storageSet(this, area, key, value, d));
+  }
+
+  /** Removes one key, or clears the area without a key. */
+  async storageRemove(area: StorageArea, key?: string, opts?: OperationOptions): Promise<void> {
+    await this.run('storage.remove', 'action', opts, (d) => storageRemove(this, area, key, d));
   }
 
   /** The page model, its agent text and elements (see src/snapshot/). */

@@ -15,6 +15,7 @@ import { log } from './log.js';
 import { type BlockedRequest, NetworkPolicy } from './network-policy.js';
 import { Page, type PageInfo } from './page.js';
 import type { OriginPolicy } from './policy.js';
+import type { Cookie } from './storage.js';
 
 export type SessionKind = 'ephemeral' | 'persistent' | 'attach' | 'remote';
 
@@ -238,6 +239,41 @@ export class Session {
   /** Requests the origin policy blocked (the last 200), optionally after a seq and for one page. */
   blockedRequests(filter: { since_seq?: number; page_id?: string } = {}): BlockedRequest[] {
     return this.network.blocked(filter);
+  }
+
+  /** Cookies of the session's browser context, optionally only those sent to `urls`. */
+  async cookies(opts: { urls?: string[] } = {}): Promise<Cookie[]> {
+    this.assertAlive();
+    return Promise.race([this.context.cookieJar.cookies(opts.urls), this.deathGuard()]);
+  }
+
+  /** Adds cookies; each needs name, value and either url or domain + path. */
+  async setCookies(
+    cookies: (Partial<Cookie> & { name: string; value: string; url?: string })[],
+  ): Promise<void> {
+    this.assertAlive();
+    for (const c of cookies) {
+      if (
+        !c ||
+        typeof c.name !== 'string' ||
+        typeof c.value !== 'string' ||
+        (!c.url && !(c.domain && c.path))
+      ) {
+        throw new TabwrightError(
+          'invalid_request',
+          'Each cookie needs name, value, and url or domain + path.',
+          {
+            details: { field: 'cookies' },
+          },
+        );
+      }
+    }
+    await Promise.race([this.context.cookieJar.addCookies(cookies), this.deathGuard()]);
+  }
+
+  async clearCookies(): Promise<void> {
+    this.assertAlive();
+    await Promise.race([this.context.cookieJar.clearCookies(), this.deathGuard()]);
   }
 
   /** The session's downloads, oldest first, optionally after a seq. */

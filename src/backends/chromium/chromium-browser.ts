@@ -3,6 +3,7 @@ import { CLOSED_SHADOW_INIT } from '../../snapshot/injected/bundle.generated.js'
 import type {
   BackendBrowser,
   BackendContext,
+  BackendCookieJar,
   BackendPage,
   FilteredRequest,
   RequestFilter,
@@ -114,10 +115,18 @@ export class ChromiumBrowser implements BackendBrowser {
 }
 
 export class ChromiumContext implements BackendContext {
+  readonly cookieJar: BackendCookieJar;
+
   constructor(
     readonly pw: BrowserContext,
     private readonly browser: ChromiumBrowser,
-  ) {}
+  ) {
+    this.cookieJar = {
+      cookies: (urls?: string[]) => pw.cookies(urls),
+      addCookies: (cookies) => pw.addCookies(cookies as Parameters<BrowserContext['addCookies']>[0]),
+      clearCookies: () => pw.clearCookies(),
+    };
+  }
 
   pages(): BackendPage[] {
     return this.pw.pages().map(this.browser.wrapPage);

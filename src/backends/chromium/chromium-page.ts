@@ -1,6 +1,8 @@
 import type { Request as PwRequest } from 'playwright-core';
 import { type Frame, type Page, errors as pwErrors } from 'playwright-core';
+import { firstLine } from '../../engine/errors.js';
 import type {
+  BackendConsoleMessage,
   BackendDialog,
   BackendDownload,
   BackendFrame,
@@ -249,6 +251,28 @@ export class ChromiumPage implements BackendPage {
         suggestedFilename: d.suggestedFilename(),
         saveAs: (path: string) => d.saveAs(path),
         failure: () => d.failure().catch((err: unknown) => String(err)),
+      });
+    });
+  }
+
+  onConsole(listener: (message: BackendConsoleMessage) => void): void {
+    this.pw.on('console', (m) => {
+      const loc = m.location();
+      listener({
+        type: 'console',
+        level: m.type(),
+        text: m.text(),
+        url: loc.url,
+        line: loc.url ? loc.lineNumber : null,
+      });
+    });
+    this.pw.on('pageerror', (err) => {
+      listener({
+        type: 'pageerror',
+        level: 'error',
+        text: firstLine(err.message),
+        url: this.pw.url(),
+        line: null,
       });
     });
   }
