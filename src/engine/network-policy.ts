@@ -50,8 +50,6 @@ export class NetworkPolicy {
     if (this.policy.allowsDocument(httpEquivalent(req.url))) return 'allow';
     if (!document && this.policy.subresources === 'allow') return 'allow';
     const page = req.page ? this.pageOf(req.page) : undefined;
-    // A tab with no document yet is a popup (window.open, target=_blank): not yet adopted by the
-    // session, or still on about:blank (its opener id is filled in asynchronously, so not checked).
     // The first document of a new window (window.open, target=_blank) is requested before its frame exists.
     const isPopup = document && req.isNewWindow;
     const kind: BlockedRequest['kind'] = !document
