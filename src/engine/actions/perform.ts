@@ -498,6 +498,7 @@ function buildReceipt(o: {
   if (urlChanged) receipt.changes.url = { before: before!.url, after: after!.url };
   if (titleChanged) receipt.changes.title = { before: before!.title, after: after!.title };
   if (o.tabBefore !== o.tabAfter) receipt.changes.tab_count = { before: o.tabBefore, after: o.tabAfter };
+  if (before && after) receipt.changes.text_length = { before: before.textLength, after: after.textLength };
   if (o.value) receipt.changes.value = o.value;
   if (o.note) receipt.hint = o.note;
   else if (!changed) {

@@ -89,6 +89,8 @@ export interface Receipt {
     url?: { before: string; after: string };
     title?: { before: string; after: string };
     tab_count?: { before: number; after: number };
+    /** `document.body.innerText` length before/after (main frame), when both reads succeeded. */
+    text_length?: { before: number; after: number };
     new_pages: { page_id: string; url: string }[];
     navigated: boolean;
     value?: ValueChange;
