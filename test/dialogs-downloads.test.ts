@@ -136,6 +136,19 @@ describe('dialogs', () => {
     await out(page, 'alert:done');
   });
 
+  test('policy hold: a dialog during a page load holds the load until it is answered', async () => {
+    session.setDialogPolicy({ alert: 'hold' });
+    const page = session.page();
+    const nav = page.open(`${server.url}/fixtures/dialogs/onload-alert.html`, 'load', { timeoutMs: 10_000 });
+    const deadline = Date.now() + 5000;
+    while (!page.pendingDialog() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(page.pendingDialog()?.message, 'welcome');
+    await page.handleDialog({ accept: true });
+    const r = await nav;
+    assert.equal(r.title, 'Welcome');
+    session.setDialogPolicy({ alert: 'accept' });
+  });
+
   test('beforeunload is captured and accepted by default, so navigation proceeds', async () => {
     session.setDialogPolicy({ beforeunload: 'accept' });
     const page = await dialogPage();
