@@ -319,7 +319,7 @@ describe('renderings and limits', () => {
     const shallow = await page.snapshot({ max_depth: 0 });
     assert.equal(shallow.truncated, true);
     assert.ok(shallow.omitted!.depth_nodes > 0);
-    assert.ok(!shallow.text.split('\n').some((l) => l.startsWith('  ') && !l.startsWith('[')));
+    assert.ok(!shallow.text.split('\n').some((l) => l.startsWith(' ') && !l.startsWith('[')));
     assertInvariants(shallow);
     const urls = await page.snapshot({ include_urls: true, include_boxes: true });
     assert.match(urls.text, /link "Home" \[ref=e\d+\] -> http:\/\/127\.0\.0\.1:\d+\/a/);

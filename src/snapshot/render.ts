@@ -165,28 +165,31 @@ export function renderAgentText(root: SnapshotNode, o: RenderOptions): Rendered 
       return;
     }
     const showsRef = n.interactive || n.role === 'iframe';
-    if (!showsRef && PASS_THROUGH.has(n.role) && !n.states && (n.role !== 'group' || !n.name) && !n.shadow) {
+    if (
+      !showsRef &&
+      (PASS_THROUGH.has(n.role) || (n.role === 'list' && !n.name)) &&
+      !n.states &&
+      (n.role !== 'group' || !n.name) &&
+      !n.shadow
+    ) {
       if (n.text) push(depth, n.text);
       children(n, depth);
       return;
     }
     if (n.role === 'listitem' && !showsRef) {
-      const only = n.children.length === 1 && !n.text ? n.children[0]! : null;
-      if (only && only.role !== 'text' && (only.children.length === 0 || only.interactive)) {
-        lines.push({
-          depth,
-          text: `- ${nodeLine(only, o, false)}`,
-          refs: only.element_ref && (only.interactive || only.role === 'iframe') ? [only.element_ref] : [],
-        });
-        children(only, depth + 1);
+      if (n.text) {
+        push(depth, `- ${n.text}`);
+        children(n, depth + 1);
         return;
       }
-      if (isTextOnly(n)) {
-        push(depth, `- ${flatText(n)}`);
-        return;
-      }
-      push(depth, n.text ? `- ${n.text}` : '-');
+      // The item marker goes on the first line of the item's content.
+      const first = lines.length;
       children(n, depth + 1);
+      const head = lines[first];
+      if (head && head.depth === depth + 1) {
+        head.depth = depth;
+        head.text = `- ${head.text}`;
+      } else lines.splice(first, 0, { depth, text: '-', refs: [] });
       return;
     }
     if (n.role === 'row' && !showsRef && n.children.length) {
@@ -223,6 +226,6 @@ function hasInteractive(n: SnapshotNode): boolean {
 
 export function joinLines(lines: Line[]): string {
   let s = '';
-  for (const l of lines) s += `${'  '.repeat(l.depth)}${l.text}\n`;
+  for (const l of lines) s += `${' '.repeat(l.depth)}${l.text}\n`;
   return s.endsWith('\n') ? s.slice(0, -1) : s;
 }

@@ -414,13 +414,13 @@ function applyBudget(
   maxChars: number,
 ): { kept: Line[]; cutLines: number; fullChars: number; keptChars: number } {
   let full = 0;
-  for (const l of lines) full += l.depth * 2 + l.text.length + 1;
+  for (const l of lines) full += l.depth + l.text.length + 1;
   if (full <= maxChars) return { kept: lines, cutLines: 0, fullChars: full, keptChars: full };
   const room = maxChars - 220; // space for the truncation marker
   const kept: Line[] = [];
   let used = 0;
   for (const l of lines) {
-    const len = l.depth * 2 + l.text.length + 1;
+    const len = l.depth + l.text.length + 1;
     if (used + len > room) break;
     kept.push(l);
     used += len;

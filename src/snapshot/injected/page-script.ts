@@ -623,7 +623,7 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean): 
   const parts: string[] = [];
   const visit = (node: Node) => {
     if (node.nodeType === 3) {
-      parts.push(node.nodeValue ?? '');
+      parts.push(transformed(node));
       return;
     }
     if (!(node instanceof Element)) {
@@ -675,8 +675,7 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean): 
       return;
     }
     if (tag === 'svg') {
-      const t = el.querySelector(':scope > title');
-      if (t) parts.push(' ', t.textContent ?? '', ' ');
+      parts.push(' ', svgTitle(el), ' ');
       return;
     }
     if (tag === 'input') {
@@ -696,6 +695,34 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean): 
   };
   visit(root);
   return norm(parts.join(''));
+}
+
+/** A text node's text as rendered: CSS text-transform applied (as Chromium does for names and innerText). */
+function transformed(node: Node): string {
+  const text = node.nodeValue ?? '';
+  const parent = node.parentElement;
+  if (!parent || !text) return text;
+  const tt = styleOf(parent).textTransform;
+  if (tt === 'none' || !tt) return text;
+  if (tt === 'uppercase') return text.toUpperCase();
+  if (tt === 'lowercase') return text.toLowerCase();
+  if (tt === 'capitalize')
+    return text.replace(/(^|[\s\-\u2014(["'])(\p{Ll})/gu, (_, a: string, b: string) => a + b.toUpperCase());
+  return text;
+}
+
+/** An svg's <title>, or the <title> of the symbol a <use> child points at. */
+function svgTitle(svg: Element): string {
+  const own = svg.querySelector(':scope > title');
+  if (own?.textContent?.trim()) return norm(own.textContent);
+  const use = svg.querySelector(':scope > use');
+  const href = use?.getAttribute('href') ?? use?.getAttribute('xlink:href');
+  if (href?.startsWith('#')) {
+    const target = (svg.getRootNode() as Document | ShadowRoot).getElementById?.(href.slice(1));
+    const t = target?.querySelector(':scope > title');
+    if (t?.textContent?.trim()) return norm(t.textContent);
+  }
+  return '';
 }
 
 function hasVisibleChild(el: Element): boolean {
@@ -777,8 +804,8 @@ function accName(el: Element, role: string): string {
     return norm(el.getAttribute('title') ?? '');
   }
   if (tag === 'svg') {
-    const t = el.querySelector(':scope > title');
-    if (t?.textContent?.trim()) return norm(t.textContent);
+    const t = svgTitle(el);
+    if (t) return t;
   }
   if (tag === 'fieldset') {
     const legend = el.querySelector(':scope > legend');
@@ -1023,7 +1050,7 @@ function pushText(out: Out, s: string): void {
 function walkChildren(parent: Element | ShadowRoot | Document, out: Out, ctx: Ctx, inh: Inherited): void {
   for (const child of Array.from(flatChildren(parent))) {
     if (child.nodeType === 3) {
-      if (inh.visible) pushText(out, child.nodeValue ?? '');
+      if (inh.visible) pushText(out, transformed(child));
     } else if (child instanceof Element) {
       if (ctx.owned.has(child)) continue;
       visit(child, out, ctx, inh);
