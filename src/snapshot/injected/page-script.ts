@@ -519,7 +519,7 @@ function liveValue(el: Element, role: string): string | undefined {
 
 function norm(s: string): string {
   return s
-    .replace(/[\u200b\u200c\u200d\u2060\ufeff]/g, '')
+    .replace(/\u200b|\u200c|\u200d|\u2060|\ufeff/g, '')
     .replace(/\s+/g, ' ')
     .trim();
 }
