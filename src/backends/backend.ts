@@ -165,6 +165,10 @@ export interface BackendPage {
   frames(): BackendFrame[];
   isClosed(): boolean;
   onClose(listener: () => void): void;
+  /** The renderer crashed (onClose listeners fire too). */
+  onCrash(listener: () => void): void;
+  /** The main frame committed a new document or a same-document URL change. */
+  onNavigated(listener: (url: string) => void): void;
   /** The page that opened this one (window.open / target=_blank), if any. */
   opener(): Promise<BackendPage | null>;
   /** Every JavaScript dialog; the listener must answer it (or keep it for the caller). */
@@ -173,6 +177,8 @@ export interface BackendPage {
   onNetwork(listener: (event: NetworkEvent) => void): void;
   /** Console messages and uncaught errors of the page's documents. */
   onConsole(listener: (message: BackendConsoleMessage) => void): void;
+  /** Every request of the page with method, body, status and a way to read the response body. */
+  onRequestLog(listener: (event: RequestLogEvent) => void): void;
   /** Evaluates a JavaScript expression in the main frame (a function expression is called). */
   evaluateExpression(expression: string, timeoutMs: number): Promise<unknown>;
   close(): Promise<void>;
@@ -250,3 +256,19 @@ export interface BackendCookieJar {
   ): Promise<void>;
   clearCookies(): Promise<void>;
 }
+
+/** Request lifecycle with the data a request log keeps (richer than NetworkEvent). */
+export type RequestLogEvent =
+  | {
+      phase: 'request';
+      /** Identity of the request: the same object for all its phases (redirect hops are new requests). */
+      key: object;
+      url: string;
+      method: string;
+      resourceType: string;
+      postData: string | null;
+      isNavigation: boolean;
+    }
+  | { phase: 'response'; key: object; status: number; statusText: string; mimeType: string }
+  | { phase: 'finished'; key: object; readBody: () => Promise<Buffer | null> }
+  | { phase: 'failed'; key: object; errorText: string };

@@ -26,6 +26,19 @@ program
   });
 
 program
+  .command('provider')
+  .description('serve the Browser Provider Protocol v0.1: JSON lines on stdio, or a Unix socket with --socket')
+  .option('--browser <family>', 'browser family (chromium)', 'chromium')
+  .option('--headed', 'show browser windows instead of running headless')
+  .option('--profile-root <dir>', 'where persistent profiles, downloads and screenshot files live')
+  .option('--allow-raw-cdp', 'offer cdp.send (experimental, raw Chrome DevTools Protocol)')
+  .option('--socket <path>', 'serve on this Unix domain socket (mode 0600, several clients) instead of stdio')
+  .action(async (opts) => {
+    const { runProvider } = await import('./provider.js');
+    await runProvider(opts);
+  });
+
+program
   .command('doctor')
   .description('report browsers, versions, the profile root and writable directories')
   .option('--json', 'print JSON instead of text')

@@ -129,6 +129,13 @@ export class SessionDownloads {
     return this.seq;
   }
 
+  /** Calls `listener` when a download starts and when it completes or fails; returns an unsubscribe. */
+  onChange(listener: (r: DownloadRecord) => void): () => void {
+    const l = (r: DownloadRecord) => listener({ ...r });
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
   /**
    * Waits until a download is completed or failed and returns it (a failed
    * download is returned, not thrown: read `state` and `error`). With an id:

@@ -144,7 +144,16 @@ export class Session {
     this.pagesById.set(page.id, page);
     this.pagesByBackend.set(bp, page);
     if (!this.activePageId) this.activePageId = page.id;
+    for (const l of this.pageListeners) l(page);
     return page;
+  }
+
+  private readonly pageListeners = new Set<(page: Page) => void>();
+
+  /** Calls `listener` with every page the session adopts from now on (ours and popups); returns an unsubscribe. */
+  onPageAdded(listener: (page: Page) => void): () => void {
+    this.pageListeners.add(listener);
+    return () => this.pageListeners.delete(listener);
   }
 
   private async adopt(bp: BackendPage): Promise<void> {

@@ -3,6 +3,7 @@ import { type Frame, type Page, errors as pwErrors } from 'playwright-core';
 import { firstLine } from '../../engine/errors.js';
 import type {
   BackendConsoleMessage,
+  RequestLogEvent,
   BackendDialog,
   BackendDownload,
   BackendFrame,
@@ -227,6 +228,16 @@ export class ChromiumPage implements BackendPage {
     this.pw.once('crash', listener);
   }
 
+  onCrash(listener: () => void): void {
+    this.pw.once('crash', listener);
+  }
+
+  onNavigated(listener: (url: string) => void): void {
+    this.pw.on('framenavigated', (f) => {
+      if (f === this.pw.mainFrame()) listener(f.url());
+    });
+  }
+
   async opener(): Promise<BackendPage | null> {
     const o = await this.pw.opener().catch(() => null);
     return o ? this.wrap(o) : null;
@@ -252,6 +263,48 @@ export class ChromiumPage implements BackendPage {
         saveAs: (path: string) => d.saveAs(path),
         failure: () => d.failure().catch((err: unknown) => String(err)),
       });
+    });
+  }
+
+  onRequestLog(listener: (event: RequestLogEvent) => void): void {
+    this.pw.on('request', (r) => {
+      let postData: string | null = null;
+      try {
+        postData = r.postData();
+      } catch {
+        postData = null;
+      }
+      listener({
+        phase: 'request',
+        key: r,
+        url: r.url(),
+        method: r.method(),
+        resourceType: r.resourceType(),
+        postData,
+        isNavigation: r.isNavigationRequest(),
+      });
+    });
+    this.pw.on('response', (res) => {
+      listener({
+        phase: 'response',
+        key: res.request(),
+        status: res.status(),
+        statusText: res.statusText(),
+        mimeType: (res.headers()['content-type'] ?? '').split(';')[0]!.trim(),
+      });
+    });
+    this.pw.on('requestfinished', (r) => {
+      listener({
+        phase: 'finished',
+        key: r,
+        readBody: async () => {
+          const res = await r.response().catch(() => null);
+          return res ? res.body().catch(() => null) : null;
+        },
+      });
+    });
+    this.pw.on('requestfailed', (r) => {
+      listener({ phase: 'failed', key: r, errorText: r.failure()?.errorText ?? 'failed' });
     });
   }
 

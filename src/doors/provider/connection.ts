@@ -1,0 +1,160 @@
+import type { Engine } from '../../engine/engine.js';
+import { TabwrightError, toTabwrightError } from '../../engine/errors.js';
+import { log } from '../../engine/log.js';
+import { parseParams } from '../../engine/schemas.js';
+import {
+  EnvelopeError,
+  errorEnvelope,
+  eventEnvelope,
+  parseRequest,
+  type RequestEnvelope,
+  type RequestId,
+  successEnvelope,
+  type Warning,
+} from './envelope.js';
+import type { EventRouter, EventSink } from './events.js';
+import { LineFramer, MAX_LINE_BYTES } from './framing.js';
+import type { MethodRegistry } from './registry.js';
+import type { CallContext, ProviderOptions } from './table.js';
+
+/** What every connection of one provider process shares. */
+export interface ProviderState {
+  engine: Engine;
+  options: ProviderOptions;
+  registry: MethodRegistry;
+  events: EventRouter;
+  clientSessions: Map<string, string>;
+}
+
+/**
+ * One client: bytes in, envelopes out. Requests run as they arrive (several
+ * in flight; replies carry the request id and may come in any order); the
+ * engine's page queues keep operations on one page in arrival order.
+ */
+export class Connection implements EventSink {
+  private readonly framer: LineFramer;
+  private readonly inFlight = new Map<RequestId, Promise<void>>();
+  private readonly abort = new AbortController();
+  private closed = false;
+
+  constructor(
+    private readonly state: ProviderState,
+    private readonly write: (line: string) => void,
+    maxLineBytes = MAX_LINE_BYTES,
+  ) {
+    this.framer = new LineFramer(maxLineBytes);
+  }
+
+  /** Feeds raw bytes from the transport. */
+  push(chunk: Buffer): void {
+    for (const ev of this.framer.push(chunk)) this.onFrame(ev);
+  }
+
+  /** The transport's input ended; resolves when every request in flight has been answered. */
+  async end(): Promise<void> {
+    for (const ev of this.framer.end()) this.onFrame(ev);
+    await this.drain();
+  }
+
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  /** The peer is gone: stop events and abort what is still running. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.state.events.dropSink(this);
+    this.abort.abort();
+  }
+
+  sendEvent(event: string, payload: Record<string, unknown>): void {
+    this.send(eventEnvelope(event, payload));
+  }
+
+  private send(envelope: unknown): void {
+    if (this.closed) return;
+    this.write(`${JSON.stringify(envelope)}\n`);
+  }
+
+  private onFrame(ev: { kind: 'line'; text: string } | { kind: 'overflow'; bytes: number }): void {
+    if (ev.kind === 'overflow') {
+      this.send(
+        errorEnvelope(
+          null,
+          new TabwrightError(
+            'invalid_request',
+            `A line exceeded ${MAX_LINE_BYTES} bytes and was skipped up to its newline. Send smaller requests (file paths instead of inline data).`,
+            { details: { reason: 'line_too_long', max_line_bytes: MAX_LINE_BYTES } },
+          ),
+        ),
+      );
+      return;
+    }
+    let env: RequestEnvelope;
+    try {
+      env = parseRequest(ev.text);
+    } catch (err) {
+      if (err instanceof EnvelopeError) this.send(errorEnvelope(err.id, err.error));
+      else this.send(errorEnvelope(null, err));
+      return;
+    }
+    if (this.inFlight.has(env.id)) {
+      this.send(
+        errorEnvelope(
+          env.id,
+          new TabwrightError(
+            'invalid_request',
+            `Request id ${JSON.stringify(env.id)} is already in flight; use a new id for every request.`,
+            { details: { field: 'id', reason: 'duplicate_id' } },
+          ),
+        ),
+      );
+      return;
+    }
+    const p = this.run(env).finally(() => this.inFlight.delete(env.id));
+    this.inFlight.set(env.id, p);
+  }
+
+  private async run(env: RequestEnvelope): Promise<void> {
+    const began = performance.now();
+    const warnings: Warning[] = [];
+    try {
+      const result = await this.call(env, warnings);
+      this.send(successEnvelope(env.id, result, warnings));
+      log.debug({ method: env.method, ms: performance.now() - began }, 'provider call');
+    } catch (err) {
+      const e = toTabwrightError(err);
+      if (e.code === 'internal_error')
+        log.error({ method: env.method, err: String(err) }, 'provider call failed');
+      this.send(errorEnvelope(env.id, e));
+    }
+  }
+
+  private async call(env: RequestEnvelope, warnings: Warning[]): Promise<unknown> {
+    const { registry } = this.state;
+    const def = registry.get(env.method);
+    if (!def) {
+      throw new TabwrightError(
+        'unsupported_method',
+        `This provider does not implement ${env.method}. Call provider.describe for the methods it does.`,
+        { details: { method: env.method } },
+      );
+    }
+    const params = parseParams(def.input, env.params, env.method);
+    if (def.name === 'provider.describe') return registry.describe();
+    const ctx: CallContext = {
+      engine: this.state.engine,
+      options: this.state.options,
+      clientSessions: this.state.clientSessions,
+      subscribe: (sessionId) => this.state.events.subscribe(sessionId, this),
+      warn: (code, message) => warnings.push({ code, message }),
+      signal: this.abort.signal,
+      warnings,
+    };
+    const result = await def.handler(params, ctx);
+    if (def.name === 'session.close')
+      this.state.events.dropSession((params as { session_id: string }).session_id);
+    return result;
+  }
+}

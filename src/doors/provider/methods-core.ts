@@ -1,0 +1,346 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SessionRequest } from '../../engine/engine.js';
+import { TabwrightError } from '../../engine/errors.js';
+import type { Session } from '../../engine/session.js';
+import { actionOptions, actionResult, opOptions, pageOf, sessionOf, targetOf, waitUntil } from './helpers.js';
+import {
+  PageClickParams,
+  PageOpenParams,
+  PageScreenshotParams,
+  PageSnapshotParams,
+  PageTypeParams,
+  PageWaitParams,
+  SessionCloseParams,
+  SessionEnsureParams,
+} from './schemas.js';
+import { type CallContext, type MethodDef, method } from './table.js';
+
+const SUPPORTED_BROWSERS = new Set(['auto', 'chromium']);
+
+/** Options that shape a new session; on reuse they are ignored (with a warning). */
+const SHAPING = [
+  'browser_preference',
+  'isolation',
+  'attach',
+  'persist',
+  'profile',
+  'cdp_endpoint',
+  'allowed_origins',
+  'allowed_host_patterns',
+  'subresources',
+] as const;
+
+function sessionResult(s: Session, reused: boolean, events: boolean): Record<string, unknown> {
+  const info = s.info();
+  return {
+    session_id: info.session_id,
+    browser_family: info.browser_family,
+    browser_label: info.browser_label,
+    browser_version: info.browser_version,
+    attached_to_existing_browser: info.attached_to_existing_browser,
+    isolation:
+      s.kind === 'persistent' ? 'shared_profile' : s.kind === 'attach' ? 'attached_browser' : 'per_session',
+    kind: s.kind,
+    profile: info.profile,
+    default_page_id: info.default_page_id,
+    reused,
+    events,
+  };
+}
+
+async function ensureSession(p: import('zod').infer<typeof SessionEnsureParams>, call: CallContext) {
+  const pref = p.browser_preference ?? 'auto';
+  if (!SUPPORTED_BROWSERS.has(pref)) {
+    throw new TabwrightError(
+      'unsupported_target',
+      `This provider drives Chromium only; browser_preference "${pref}" is not available. Use "auto" or "chromium", or another provider.`,
+      { details: { field: 'browser_preference', supported: [...SUPPORTED_BROWSERS] } },
+    );
+  }
+  if (p.attach === 'require' && !p.cdp_endpoint) {
+    throw new TabwrightError(
+      'invalid_request',
+      'attach "require" needs cdp_endpoint (e.g. http://127.0.0.1:9222 of a Chromium started with --remote-debugging-port).',
+      { details: { field: 'cdp_endpoint' } },
+    );
+  }
+  const key = p.client_session_id;
+  if (key !== undefined) {
+    const known = call.clientSessions.get(key);
+    const live = known ? call.engine.sessions().find((s) => s.id === known && s.alive) : undefined;
+    if (live) {
+      const ignored = SHAPING.filter((k) => p[k] !== undefined);
+      if (ignored.length > 0) {
+        call.warn(
+          'options_ignored_on_reuse',
+          `Session ${live.id} was reused as is; ${ignored.join(', ')} only apply to a new session (close it first to change them).`,
+        );
+      }
+      if (p.events) call.subscribe(live.id);
+      return sessionResult(live, true, p.events === true);
+    }
+    if (known) call.clientSessions.delete(key);
+  }
+  const policy =
+    p.allowed_origins || p.allowed_host_patterns || p.subresources
+      ? {
+          allowed_origins: p.allowed_origins,
+          allowed_host_patterns: p.allowed_host_patterns,
+          subresources: p.subresources,
+        }
+      : undefined;
+  const opts = opOptions(p, call);
+  let req: SessionRequest;
+  if (p.cdp_endpoint && p.attach !== 'never') req = { kind: 'attach', endpoint: p.cdp_endpoint, policy };
+  else if (p.persist || p.profile || p.isolation === 'shared_profile')
+    req = { kind: 'persistent', profile: p.profile ?? 'default', policy };
+  else req = { kind: 'ephemeral', policy };
+  if (p.cdp_endpoint && p.attach === 'never')
+    call.warn('cdp_endpoint_ignored', 'attach is "never", so cdp_endpoint was not used.');
+  let session: Session;
+  try {
+    session = await call.engine.startSession(req, opts);
+  } catch (err) {
+    if (req.kind !== 'attach' || p.attach !== 'prefer' || !(err instanceof TabwrightError)) throw err;
+    call.warn(
+      'attach_failed',
+      `Could not attach to ${p.cdp_endpoint} (${err.code}: ${err.message}); launched a new browser session instead.`,
+    );
+    session = await call.engine.startSession({ kind: 'ephemeral', policy }, opts);
+  }
+  if (key !== undefined) call.clientSessions.set(key, session.id);
+  if (p.events) call.subscribe(session.id);
+  return sessionResult(session, false, p.events === true);
+}
+
+export const CORE_SESSION_METHODS: MethodDef[] = [
+  method({
+    name: 'session.ensure',
+    group: 'core',
+    stability: 'stable',
+    description:
+      'Create a browser session, or return the live one of the same client_session_id. Ephemeral (isolated context) by default; persist/profile for a persistent profile; cdp_endpoint to attach.',
+    input: SessionEnsureParams,
+    handler: ensureSession,
+  }),
+  method({
+    name: 'session.close',
+    group: 'core',
+    stability: 'stable',
+    description:
+      "Close the session: ephemeral closes its context, persistent closes its browser (the profile stays on disk), attach only disconnects (the user's browser and tabs stay).",
+    input: SessionCloseParams,
+    handler: async (p, call) => {
+      const s = call.engine.session(p.session_id);
+      const detached = s.kind === 'attach';
+      await call.engine.closeSession(p.session_id);
+      for (const [k, v] of call.clientSessions) if (v === p.session_id) call.clientSessions.delete(k);
+      return { session_id: p.session_id, closed: true, detached };
+    },
+  }),
+];
+
+export const CORE_PAGE_METHODS: MethodDef[] = [
+  method({
+    name: 'page.open',
+    group: 'core',
+    stability: 'stable',
+    description: 'Navigate the current page (or page_id), or a new page with new_page, to a URL.',
+    input: PageOpenParams,
+    handler: async (p, call) => {
+      const s = sessionOf(call, p.session_id);
+      if (p.new_page && p.page_id !== undefined) {
+        throw new TabwrightError(
+          'invalid_request',
+          'page.open: give page_id (navigate that page) or new_page: true (open another), not both.',
+          { details: { field: 'new_page' } },
+        );
+      }
+      const opts = opOptions(p, call);
+      const page = p.new_page
+        ? await s.newPage({ ...opts, activate: p.foreground !== false })
+        : s.page(p.page_id ?? null);
+      if (!p.new_page && p.foreground === true && s.activePageId !== page.id) await s.activate(page.id, opts);
+      const nav = await page.open(p.url, waitUntil(p.wait_until), opts);
+      return {
+        ...nav,
+        navigation_state: nav.download ? 'download_started' : 'complete',
+        new_page: p.new_page === true,
+      };
+    },
+  }),
+  method({
+    name: 'page.snapshot',
+    group: 'core',
+    stability: 'stable',
+    description:
+      'The page as jcode.page_snapshot.v1 (snapshot), a flat list of actionable elements with refs (elements) and agent text with refs inline (text).',
+    input: PageSnapshotParams,
+    handler: async (p, call) => {
+      const page = pageOf(call, p);
+      const {
+        session_id: _s,
+        page_id: _p,
+        include_screenshot,
+        include_html,
+        include_dom,
+        include_a11y: _a,
+        include_text,
+        timeout_ms: _t,
+        ...snapshotOptions
+      } = p;
+      const opts = opOptions(p, call);
+      const r = await page.snapshot(snapshotOptions, opts);
+      const out: Record<string, unknown> = {
+        page_id: r.page_id,
+        url: r.url,
+        title: r.title,
+        snapshot: r.snapshot,
+        elements: r.elements,
+        text: include_text === false ? '' : r.text,
+        truncated: r.truncated,
+      };
+      if (r.omitted) out.omitted = r.omitted;
+      if (r.diff) out.diff = r.diff;
+      if (include_dom) out.provider_data = { model: r.model, frames: r.frames, viewport: r.viewport };
+      if (include_html) {
+        out.html = await page.evaluate(
+          'page.snapshot.html',
+          () => {
+            // Secrets never leave the page: value attributes of password and one-time-code inputs are dropped.
+            const clone = document.documentElement.cloneNode(true) as Element;
+            for (const el of clone.querySelectorAll('input[type=password], [autocomplete=one-time-code]'))
+              el.removeAttribute('value');
+            return `<!DOCTYPE html>\n${clone.outerHTML}`;
+          },
+          null,
+          opts,
+        );
+      }
+      if (include_screenshot) {
+        const shot = await page.screenshot({}, opts);
+        out.screenshot = {
+          image: shot.data.toString('base64'),
+          media_type: shot.mediaType,
+          width: shot.width,
+          height: shot.height,
+        };
+      }
+      return out;
+    },
+  }),
+  method({
+    name: 'page.click',
+    group: 'core',
+    stability: 'stable',
+    description:
+      'Click one element (element_ref, selector, text_query) or a point (position {x, y}, CSS px) with trusted input after an actionability check; returns a receipt of what changed.',
+    input: PageClickParams,
+    handler: async (p, call) => {
+      const page = pageOf(call, p);
+      const spec: import('../../engine/actions/types.js').ActionSpec = { action: 'click' };
+      if (p.button) spec.button = p.button;
+      if (p.click_count) spec.click_count = p.click_count;
+      if (p.modifiers) spec.modifiers = p.modifiers;
+      if (p.synthetic) spec.synthetic = p.synthetic;
+      const receipt = await page.act(targetOf(p, 'page.click'), spec, actionOptions(p, call));
+      return { clicked: receipt.status === 'executed', ...actionResult(page, receipt) };
+    },
+  }),
+  method({
+    name: 'page.type',
+    group: 'core',
+    stability: 'stable',
+    description:
+      'Type text into an input (element_ref or selector): appended, or replacing the value with replace: true; submit: true presses Enter after.',
+    input: PageTypeParams,
+    handler: async (p, call) => {
+      const page = pageOf(call, p);
+      const spec = {
+        action: 'type' as const,
+        text: p.text,
+        replace: p.replace,
+        submit: p.submit,
+        key_by_key: p.key_by_key,
+      };
+      const receipt = await page.act(targetOf(p, 'page.type'), spec, actionOptions(p, call));
+      return { typed: receipt.status === 'executed', ...actionResult(page, receipt) };
+    },
+  }),
+  method({
+    name: 'page.wait',
+    group: 'core',
+    stability: 'stable',
+    description:
+      'Wait until every given condition holds (mode "any": the first). Unmet at timeout_ms: not_ready, retryable, details.reason "wait_timeout".',
+    input: PageWaitParams,
+    handler: async (p, call) => {
+      const page = pageOf(call, p);
+      const { session_id: _s, page_id: _p, mode, timeout_ms: _t, ...conditions } = p;
+      const r = await page.wait(conditions, mode ? { mode } : {}, opOptions(p, call));
+      return { page_id: page.id, ...r };
+    },
+  }),
+  method({
+    name: 'page.screenshot',
+    group: 'core',
+    stability: 'stable',
+    description:
+      'PNG (or JPEG) of the viewport, the full page, a clip {x, y, width, height} (document CSS px) or one element; inline base64 `image`, or a file path in `image_ref` with image_mode "file".',
+    input: PageScreenshotParams,
+    handler: async (p, call) => {
+      const page = pageOf(call, p);
+      if (p.element_ref !== undefined && p.selector !== undefined) {
+        throw new TabwrightError(
+          'invalid_request',
+          'page.screenshot: give element_ref or selector, not both.',
+          {
+            details: { field: 'selector' },
+          },
+        );
+      }
+      const element =
+        p.element_ref !== undefined
+          ? { ref: p.element_ref }
+          : p.selector !== undefined
+            ? { selector: p.selector }
+            : undefined;
+      const shot = await page.screenshot(
+        {
+          full_page: p.full_page,
+          clip: p.clip,
+          element,
+          format: p.format,
+          quality: p.quality,
+          max_height: p.max_height,
+        },
+        opOptions(p, call),
+      );
+      const out: Record<string, unknown> = {
+        page_id: page.id,
+        media_type: shot.mediaType,
+        width: shot.width,
+        height: shot.height,
+        mode: shot.mode,
+        truncated: shot.truncated,
+        requested_height: shot.requested_height,
+      };
+      if (p.image_mode === 'file') {
+        const dir = join(call.options.home, 'screenshots', page.session.id);
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        const file = join(
+          dir,
+          `${page.id}-${Date.now()}-${++shotSeq}.${shot.mediaType === 'image/png' ? 'png' : 'jpg'}`,
+        );
+        writeFileSync(file, shot.data, { mode: 0o600 });
+        out.image_ref = file;
+      } else {
+        out.image = shot.data.toString('base64');
+      }
+      return out;
+    },
+  }),
+];
+
+let shotSeq = 0;
