@@ -3,7 +3,6 @@ import { type Frame, type Page, errors as pwErrors } from 'playwright-core';
 import { firstLine } from '../../engine/errors.js';
 import type {
   BackendConsoleMessage,
-  RequestLogEvent,
   BackendDialog,
   BackendDownload,
   BackendFrame,
@@ -11,6 +10,7 @@ import type {
   DialogType,
   NavigationResult,
   NetworkEvent,
+  RequestLogEvent,
   ScreenshotRequest,
   ScreenshotResult,
   WaitUntil,
