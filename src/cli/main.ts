@@ -39,6 +39,18 @@ program
   });
 
 program
+  .command('pipe')
+  .description('the browser side of the sgClaw JSON-Lines pipe: spawn an agent and serve its signed commands')
+  .requiredOption('--agent <command>', 'agent command line (no shell; its stdin/stdout carry the protocol)')
+  .option('--rules <file>', 'MAC policy rules.json (default: loopback hosts only, all 14 actions)')
+  .option('--browser <family>', 'browser family (chromium)', 'chromium')
+  .option('--headed', 'show browser windows instead of running headless')
+  .action(async (opts: { agent: string; rules?: string; browser?: string; headed?: boolean }) => {
+    const { runPipe } = await import('./pipe.js');
+    await runPipe(opts);
+  });
+
+program
   .command('doctor')
   .description('report browsers, versions, the profile root and writable directories')
   .option('--json', 'print JSON instead of text')

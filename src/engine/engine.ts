@@ -23,11 +23,18 @@ export interface EngineOptions {
   extraArgs?: string[];
 }
 
+/** What every session kind accepts. */
+export interface SessionCommon {
+  policy?: OriginPolicyInput;
+  /** Record every request in Session.requests (default true). */
+  network_recording?: boolean;
+}
+
 export type SessionRequest =
-  | { kind?: 'ephemeral'; policy?: OriginPolicyInput }
-  | { kind: 'persistent'; profile: string; policy?: OriginPolicyInput }
-  | { kind: 'attach'; endpoint: string; policy?: OriginPolicyInput }
-  | { kind: 'remote'; endpoint: string; policy?: OriginPolicyInput };
+  | ({ kind?: 'ephemeral' } & SessionCommon)
+  | ({ kind: 'persistent'; profile: string } & SessionCommon)
+  | ({ kind: 'attach'; endpoint: string } & SessionCommon)
+  | ({ kind: 'remote'; endpoint: string } & SessionCommon);
 
 /**
  * The engine: sessions, their pages, and the browsers behind them. Every door
@@ -119,7 +126,13 @@ export class Engine {
     deadline: Deadline,
   ): Promise<Session> {
     const id = this.sessionIds.next();
-    const common = { id, policy, pageIds: this.pageIds, downloadsDir: join(this.home, 'downloads', id) };
+    const common = {
+      id,
+      policy,
+      pageIds: this.pageIds,
+      downloadsDir: join(this.home, 'downloads', id),
+      networkRecording: req.network_recording ?? true,
+    };
     switch (kind) {
       case 'ephemeral': {
         const browser = await this.sharedBrowser();

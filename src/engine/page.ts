@@ -71,6 +71,7 @@ export class Page {
     this.network = new NetworkActivity(backend);
     this.console = new PageConsole(backend);
     session.downloads.watch(this);
+    session.requests.watch(this);
     backend.onClose(() => {
       this.closedReason = 'closed';
       session.forgetPage(this);

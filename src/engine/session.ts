@@ -12,6 +12,7 @@ import { type DownloadRecord, SessionDownloads } from './downloads.js';
 import { TabwrightError } from './errors.js';
 import type { IdSource } from './ids.js';
 import { log } from './log.js';
+import { NetworkLog } from './network-log.js';
 import { type BlockedRequest, NetworkPolicy } from './network-policy.js';
 import { Page, type PageInfo } from './page.js';
 import type { OriginPolicy } from './policy.js';
@@ -46,6 +47,8 @@ export interface SessionParts {
   pageIds: IdSource;
   /** Where downloads are saved (`<home>/downloads/<session_id>`); default under the OS temp dir. */
   downloadsDir?: string;
+  /** Record every request (network.list / bodies). Default true. */
+  networkRecording?: boolean;
 }
 
 /**
@@ -71,6 +74,8 @@ export class Session {
   /** Enforces `policy` on the context's requests (see network-policy.ts). */
   readonly network: NetworkPolicy;
   readonly downloads: SessionDownloads;
+  /** Every request of the session's pages, with xhr/fetch bodies (see network-log.ts). */
+  readonly requests: NetworkLog;
   /** How JavaScript dialogs are answered; see dialogs.ts for the default. */
   dialogPolicy: DialogPolicy = DEFAULT_DIALOG_POLICY;
 
@@ -88,6 +93,7 @@ export class Session {
     this.downloads = new SessionDownloads(
       parts.downloadsDir ?? join(tmpdir(), 'tabwright-downloads', parts.id),
     );
+    this.requests = new NetworkLog(parts.networkRecording ?? true);
     parts.browser.onDisconnected(() => this.markBrowserGone());
     parts.context.onPage((bp) => {
       void this.adopt(bp);
