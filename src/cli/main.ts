@@ -26,6 +26,21 @@ program
   });
 
 program
+  .command('mcp')
+  .description('serve MCP on stdio for one client (Claude Code, Cursor, VS Code, …)')
+  .option(
+    '--tools <set>',
+    '"all", "core" (ten everyday tools), or a comma-separated list of tool names',
+    'all',
+  )
+  .option('--allow-origin <origin...>', 'only these origins (e.g. https://example.com); others are blocked')
+  .option('--headed', 'show browser windows instead of running headless')
+  .action(async (opts: { tools: string; allowOrigin?: string[]; headed?: boolean }) => {
+    const { runMcp } = await import('./mcp.js');
+    await runMcp(opts);
+  });
+
+program
   .command('provider')
   .description('serve the Browser Provider Protocol v0.1: JSON lines on stdio, or a Unix socket with --socket')
   .option('--browser <family>', 'browser family (chromium)', 'chromium')

@@ -1,0 +1,24 @@
+import { serveMcpStdio } from '../doors/mcp/stdio.js';
+import { Engine } from '../engine/engine.js';
+
+export interface McpCliOptions {
+  headed?: boolean;
+  tools?: string;
+  allowOrigin?: string[];
+}
+
+/** `tabwright mcp`: the MCP door on stdio for one client; exits when the client or the parent goes away. */
+export async function runMcp(opts: McpCliOptions): Promise<void> {
+  const engine = new Engine({ headless: !opts.headed });
+  const tools =
+    !opts.tools || opts.tools === 'all' || opts.tools === 'core'
+      ? ((opts.tools ?? 'all') as 'all' | 'core')
+      : opts.tools
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+  const policy = opts.allowOrigin?.length ? { allowed_origins: opts.allowOrigin } : undefined;
+  const mcp = await serveMcpStdio(engine, { tools, policy });
+  await mcp.done;
+  process.exit(0);
+}

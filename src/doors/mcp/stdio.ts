@@ -1,0 +1,96 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Engine } from '../../engine/engine.js';
+import { log } from '../../engine/log.js';
+import { createMcpDoor, type McpDoorOptions } from './server.js';
+
+/** How long a graceful close may take before the browsers we launched are killed. */
+export const CLOSE_GRACE_MS = 1200;
+/** How often the parent process is checked. */
+const PARENT_POLL_MS = 400;
+
+export interface StdioMcp {
+  /** Resolves when the server has shut down (client gone, parent gone, or a signal). */
+  done: Promise<string>;
+  shutdown(reason: string): Promise<void>;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Process ids of every browser the engine launched (shared and per-session), for the last resort. */
+async function browserPids(engine: Engine): Promise<number[]> {
+  const pids = await Promise.all([
+    engine.sharedBrowserPid().catch(() => undefined),
+    ...engine
+      .sessions()
+      .filter((s) => s.kind === 'persistent')
+      .map((s) => s.browser.pid().catch(() => undefined)),
+  ]);
+  return [...new Set(pids.filter((p): p is number => typeof p === 'number'))];
+}
+
+/**
+ * Serves MCP on stdin/stdout for one client. Orphan safety: when stdin ends
+ * (the client closed the pipe or died), the parent process goes away, or a
+ * signal arrives, every session is closed and the engine's browsers with it;
+ * if that takes longer than CLOSE_GRACE_MS the launched browsers are killed.
+ * stdout carries only protocol messages: stray console output goes to stderr.
+ */
+export async function serveMcpStdio(engine: Engine, opts: McpDoorOptions = {}): Promise<StdioMcp> {
+  console.log = console.error;
+  console.info = console.error;
+  const door = createMcpDoor(engine, opts);
+  const transport = new StdioServerTransport();
+  let resolveDone: (why: string) => void = () => {};
+  const done = new Promise<string>((r) => {
+    resolveDone = r;
+  });
+  let stopping: Promise<void> | undefined;
+  const shutdown = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      log.info({ reason }, 'mcp stdio: shutting down');
+      const pids = await Promise.race([
+        browserPids(engine),
+        new Promise<number[]>((r) => setTimeout(() => r([]), 200)),
+      ]);
+      const graceful = (async () => {
+        await door.close().catch(() => {});
+        await engine.close().catch(() => {});
+      })();
+      const inTime = await Promise.race([
+        graceful.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), CLOSE_GRACE_MS).unref()),
+      ]);
+      if (!inTime) {
+        for (const pid of pids) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {}
+        }
+        log.warn({ pids }, 'mcp stdio: browsers did not close in time; killed');
+      }
+      resolveDone(reason);
+    })();
+    return stopping;
+  };
+
+  transport.onclose = () => void shutdown('transport closed');
+  process.stdin.on('end', () => void shutdown('stdin ended'));
+  process.stdin.on('close', () => void shutdown('stdin closed'));
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid !== parent || !alive(parent)) void shutdown('parent process gone');
+  }, PARENT_POLL_MS);
+  watch.unref();
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void shutdown(sig));
+
+  await door.server.connect(transport);
+  log.info({ tools: opts.tools ?? 'all' }, 'mcp stdio: ready');
+  return { done, shutdown };
+}
