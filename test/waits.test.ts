@@ -36,14 +36,15 @@ describe('waits: one test per condition', () => {
     const r = await page.wait({ text_present: 'all done' });
     assert.equal(r.satisfied, true);
     assert.equal(r.matched_condition, 'text_present');
-    assert.ok(r.waited_ms >= 250, String(r.waited_ms));
+    assert.ok(r.waited_ms >= 0 && r.waited_ms < 10_000);
     assert.equal(r.url, `${server.url}/fixtures/waits/index.html`);
   });
 
   test('text_absent waits for text to go', async () => {
     const page = await fixture('removeStatus(300)');
     const r = await page.wait({ text_absent: 'loading' });
-    assert.ok(r.waited_ms >= 250);
+    assert.equal(r.matched_condition, 'text_absent');
+    assert.equal(await page.backend.evaluateExpression("document.getElementById('status')", 1000), null);
   });
 
   test('selector_present and selector_absent', async () => {
@@ -51,15 +52,19 @@ describe('waits: one test per condition', () => {
     const a = await page.wait({ selector_present: 'li:nth-child(2)' });
     assert.equal(a.matched_condition, 'selector_present');
     const b = await page.wait({ selector_absent: '#status' });
-    assert.ok(b.waited_ms >= 100);
+    assert.equal(b.matched_condition, 'selector_absent');
   });
 
   test('selector_present with visible: true ignores hidden matches', async () => {
     const page = await fixture(
       "const s = document.createElement('span'); s.id = 'later'; s.style.display = 'none'; s.textContent = 'x'; document.body.append(s); after(300, () => { s.style.display = 'inline'; })",
     );
-    const r = await page.wait({ selector_present: { selector: '#later', visible: true } });
-    assert.ok(r.waited_ms >= 250);
+    await page.wait({ selector_present: { selector: '#later', visible: true } });
+    // It returned only once the element was shown.
+    assert.equal(
+      await page.backend.evaluateExpression("document.getElementById('later').style.display", 1000),
+      'inline',
+    );
   });
 
   test('element_ref_present uses the pluggable resolver', async () => {
@@ -89,7 +94,7 @@ describe('waits: one test per condition', () => {
     assert.equal(r.matched_condition, 'element_ref_present');
     await page.backend.evaluateExpression("document.getElementById('go').remove()", 1000);
     const err = await rejectsWith(
-      page.wait({ element_ref_present: ref }, {}, { timeoutMs: 400 }),
+      page.wait({ element_ref_present: ref }, {}, { timeoutMs: 1500 }),
       'not_ready',
     );
     assert.deepEqual((err.details.conditions as { observed: unknown }[])[0]!.observed, {
@@ -122,20 +127,27 @@ describe('waits: one test per condition', () => {
 
   test('network_idle waits for requests in flight', async () => {
     const page = await fixture("void fetch('/slow?ms=600')");
-    const r = await page.wait({ network_idle: { idle_ms: 200 } });
-    assert.ok(r.waited_ms >= 500, String(r.waited_ms));
+    await page.wait({ network_idle: { idle_ms: 200 } });
+    // It returned only after the slow request had finished.
+    const done = await page.backend.evaluateExpression(
+      "performance.getEntriesByType('resource').some((e) => e.name.includes('/slow') && e.responseEnd > 0)",
+      1000,
+    );
+    assert.equal(done, true);
   });
 
   test('dom_stable waits for mutations to stop', async () => {
     const page = await fixture('churn(600)');
-    const r = await page.wait({ dom_stable: 300 });
-    assert.ok(r.waited_ms >= 700, String(r.waited_ms));
+    await page.wait({ dom_stable: 300 });
+    // The churn had stopped at least 300 ms before the wait returned (by the page's clock).
+    const quiet = (await page.backend.evaluateExpression('Date.now() - window.lastTick', 1000)) as number;
+    assert.ok(quiet >= 290, String(quiet));
   });
 
   test('js_predicate: an expression and a function expression', async () => {
     const page = await fixture('flag(300)');
     const a = await page.wait({ js_predicate: 'window.ready === true' });
-    assert.ok(a.waited_ms >= 250);
+    assert.equal(a.matched_condition, 'js_predicate');
     const b = await page.wait({ js_predicate: '() => document.querySelectorAll("li").length === 1' });
     assert.equal(b.matched_condition, 'js_predicate');
   });
@@ -145,10 +157,10 @@ describe('waits: one test per condition', () => {
     await page.wait({ selector_count: { selector: 'li', equals: 4 } });
     await page.wait({ selector_count: { selector: 'li', min: 2, max: 5 } });
     const err = await rejectsWith(
-      page.wait({ selector_count: { selector: 'li', max: 1 } }, {}, { timeoutMs: 400 }),
+      page.wait({ selector_count: { selector: 'li', max: 1 } }, {}, { timeoutMs: 1500 }),
       'not_ready',
     );
-    assert.deepEqual((err.details.conditions as { observed: unknown }[])[0]!.observed, { count: 4 });
+    assert.equal((err.details.conditions as { observed: { count: number } }[])[0]!.observed.count, 4);
   });
 });
 
@@ -157,7 +169,6 @@ describe('waits: combinations, timeouts and errors', () => {
     const page = await fixture("setStatus('ready', 150); addItems(1, 400)");
     const r = await page.wait({ text_present: 'ready', selector_count: { selector: 'li', min: 2 } });
     assert.deepEqual(r.matched_conditions.sort(), ['selector_count', 'text_present']);
-    assert.ok(r.waited_ms >= 350, String(r.waited_ms));
   });
 
   test('mode any returns the first condition that holds', async () => {
@@ -170,7 +181,7 @@ describe('waits: combinations, timeouts and errors', () => {
   test('unsatisfied at the deadline: not_ready, retryable, with each condition and its last value', async () => {
     const page = await fixture();
     const err = await rejectsWith(
-      page.wait({ text_present: 'never', selector_present: 'li' }, {}, { timeoutMs: 500 }),
+      page.wait({ text_present: 'never', selector_present: 'li' }, {}, { timeoutMs: 1500 }),
       'not_ready',
     );
     assert.equal(err.retryable, true);
@@ -184,7 +195,7 @@ describe('waits: combinations, timeouts and errors', () => {
         ['selector_present', true],
       ],
     );
-    assert.deepEqual(conds[1]!.observed, { count: 1 });
+    assert.equal((conds[1]!.observed as { count: number }).count, 1);
     assert.equal(err.details.url, page.url());
   });
 

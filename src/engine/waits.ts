@@ -474,6 +474,8 @@ export async function runWait(
   const poll = Math.max(20, Math.min(req.poll_ms ?? 100, 1000));
   const items = checks.filter((c) => c.item).map((c) => c.item!);
   let states: ConditionState[] = [];
+  // The last successful in-page observation: reported (marked stale) when a later probe fails.
+  let lastProbe: ProbeOut[] | null = null;
   for (;;) {
     page.dialogs.assertNoneHeld('page.wait');
     let probed: ProbeOut[] | null = null;
@@ -500,16 +502,24 @@ export async function runWait(
         { details: { selector: bad.invalidSelector } },
       );
     }
+    if (probed) lastProbe = probed;
+    const source = probed ?? lastProbe;
     states = [];
     let i = 0;
     for (const c of checks) {
       if (c.item) {
-        const p = probed?.[i++];
-        states.push(
-          p?.ok
-            ? await c.evaluate({ page, deadline }, p.v)
-            : { condition: c.name, satisfied: false, observed: { error: probeError } },
-        );
+        const p = source?.[i++];
+        if (!p?.ok) {
+          states.push({ condition: c.name, satisfied: false, observed: { error: probeError } });
+          continue;
+        }
+        const st = await c.evaluate({ page, deadline }, p.v);
+        if (!probed) {
+          // Could not look this time (navigating, busy): never claim success from an old observation.
+          st.satisfied = false;
+          st.observed = { ...(st.observed as object), stale: true, error: probeError };
+        }
+        states.push(st);
       } else {
         states.push(await c.evaluate({ page, deadline }, undefined));
       }
