@@ -165,7 +165,10 @@ test('navigation and page information: go_to_url, get_url, get_title, get_tabs',
     params: { url: `${fixtures.url}/` },
     responseMode: 'compact',
   });
-  assert.deepEqual(compact.json.data, { status: 200 });
+  // (The automatic screenshot's seq and URL stay; its local path goes.)
+  const { seq, screenshot, ...rest } = compact.json.data;
+  assert.deepEqual(rest, { status: 200 });
+  assert.equal(screenshot, `/data/${id}/${seq}.png`);
 
   assert.deepEqual(await ok(id, 'get_url'), { url: `${fixtures.url}/` });
   assert.deepEqual(await ok(id, 'get_title'), { title: 'tabwright fixtures' });
@@ -260,7 +263,7 @@ test('missing and invalid parameters give HTTP 400 with the literal message', as
 test('unknown methods get up to 3 suggestions', async () => {
   const r = await post({ id: '1', method: 'get_tab' });
   assert.equal(r.json.ok, false);
-  assert.equal(r.json.msg, '不支持的方法：get_tab，你是不是想用 get_tabs / get_url？');
+  assert.equal(r.json.msg, '不支持的方法：get_tab，你是不是想用 get_tabs / new_tab / close_tab？');
   assert.deepEqual(r.json.data.suggestions, ['get_tabs', 'get_url']);
   // Same root (list_tabs ~ get_tabs), token subset (take_screenshot ⊃ screenshot), case-insensitive.
   assert.deepEqual((await post({ method: 'list_tabs' })).json.data.suggestions, ['get_tabs']);

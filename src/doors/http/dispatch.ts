@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Engine } from '../../engine/engine.js';
 import { log } from '../../engine/log.js';
+import { compactData, compactFailure } from './compact.js';
 import {
   CommandFailure,
   type Data,
@@ -11,7 +12,8 @@ import {
   success,
 } from './envelope.js';
 import { mapEngineError } from './error-map.js';
-import { METHODS, type MethodDef } from './methods.js';
+import { autoCapture, PAGE_CHANGING } from './evidence.js';
+import { METHODS, type MethodContext, type MethodDef } from './methods.js';
 import type { Snowflake } from './snowflake.js';
 import { suggestMethods } from './suggest.js';
 import { normalizeTaskId, type TaskTable } from './tasks.js';
@@ -34,9 +36,10 @@ export interface DoorState extends EnvelopeOptions {
 export async function dispatch(rawBody: string | undefined, state: DoorState): Promise<Reply> {
   let method = '(unknown)';
   let unknownParams: string[] | undefined;
+  let env: Envelope | undefined;
   const began = Date.now();
   try {
-    const env = parseBody(rawBody);
+    env = parseBody(rawBody);
     method = requireMethod(env.method);
     const def = METHODS.get(method);
     if (!def) {
@@ -48,13 +51,20 @@ export async function dispatch(rawBody: string | undefined, state: DoorState): P
     unknownParams = unknownKeys(def.schema, raw);
     const params = validate(def, raw);
     const reply = await runMethod(def, env.id, params, state);
-    const data = env.responseMode === 'compact' ? compact(def, reply) : reply;
+    const data =
+      env.responseMode === 'compact'
+        ? compactData(def, reply, env.diagnostics === true, (m) => METHODS.get(m))
+        : reply;
     log.debug({ method, ms: Date.now() - began, ok: true }, 'http command');
     return success(withUnknown(data, unknownParams), state);
   } catch (err) {
     const f = err instanceof CommandFailure ? err : mapEngineError(method, err);
     log.debug({ method, ms: Date.now() - began, ok: false, msg: f.message }, 'http command');
-    return failure(new CommandFailure(f.message, withUnknown(f.data, unknownParams)), state);
+    const fdata =
+      env?.responseMode === 'compact'
+        ? compactFailure(METHODS.get(method), f.data, env.diagnostics === true, (m) => METHODS.get(m))
+        : f.data;
+    return failure(new CommandFailure(f.message, withUnknown(fdata, unknownParams)), state);
   }
 }
 
@@ -131,7 +141,8 @@ function taskIdOf(method: string, raw: unknown): string {
 }
 
 async function runMethod(def: MethodDef, rawId: unknown, params: Data, state: DoorState): Promise<Data> {
-  const base = {
+  const base: MethodContext = {
+    startedAt: state.startedAt,
     method: def.name,
     engine: state.engine,
     tasks: state.tasks,
@@ -167,7 +178,7 @@ async function runMethod(def: MethodDef, rawId: unknown, params: Data, state: Do
   try {
     // The task may have been closed (or its start failed) while we waited.
     if (state.tasks.get(id) !== task || !task.session) throw unknownTask(id, state);
-    return await def.run({ ...base, id, task }, params);
+    return await runWithEvidence(def, { ...base, id, task }, params, state);
   } finally {
     task.lock.release();
   }
@@ -187,13 +198,28 @@ function unknownTask(id: string, state: DoorState): CommandFailure {
   );
 }
 
-function compact(def: MethodDef, data: Data): Data {
-  if (!def.compactDrop) return data;
-  const out = { ...data };
-  for (const k of def.compactDrop) delete out[k];
-  return out;
-}
-
 function withUnknown(data: Data, unknownParams: string[] | undefined): Data {
   return unknownParams ? { ...data, unknownParams } : data;
+}
+
+/**
+ * Runs a task method and, when it is page-changing and succeeded, takes the
+ * one automatic screenshot (§7.1). Single commands and batch steps both come
+ * through here, so both get exactly one capture per successful step.
+ */
+export async function runWithEvidence(
+  def: MethodDef,
+  ctx: MethodContext,
+  params: Data,
+  state: DoorState,
+): Promise<Data> {
+  const data = await def.run(ctx, params);
+  if (!PAGE_CHANGING.has(def.name) || !ctx.task?.session) return data;
+  let page: ReturnType<NonNullable<typeof ctx.task.session>['page']> | undefined;
+  try {
+    page = ctx.task.session.page();
+  } catch {
+    page = undefined;
+  }
+  return { ...data, ...(await autoCapture(state.dataDir, ctx.task, page)) };
 }

@@ -83,11 +83,23 @@ function mapCode(err: TabwrightError): Mapped {
   const code: ErrorCode = err.code;
   switch (code) {
     case 'element_not_found':
-      return { code: 'ELEMENT_NOT_FOUND', retryable: false, extra: {} };
+      // A ref whose element is gone (index from an old snapshot): re-read the page, never another element.
+      if (d.reason === 'stale_ref') return { code: 'STALE_ELEMENT', retryable: true, extra: { stale: true } };
+      return {
+        code: 'ELEMENT_NOT_FOUND',
+        retryable: false,
+        extra: {
+          matchCount: typeof d.match_count === 'number' ? d.match_count : undefined,
+          candidates: Array.isArray(d.candidates) ? d.candidates : undefined,
+        },
+      };
     case 'element_not_actionable': {
       const reason = typeof d.reason === 'string' ? d.reason.toLowerCase() : '';
       const wire = ACTIONABILITY[reason] ?? byText();
-      return { code: wire, retryable: wire in RETRY_AFTER_MS, extra: {} };
+      const extra: Data = {};
+      if (d.covered_by && typeof d.covered_by === 'object') extra.coveredBy = d.covered_by;
+      if (reason) extra.reason = reason;
+      return { code: wire, retryable: wire in RETRY_AFTER_MS, extra };
     }
     case 'navigation_timeout':
       return { code: 'ACTION_TIMEOUT', retryable: true, extra: outcomeFields(d) };
@@ -127,6 +139,17 @@ function outcomeFields(d: Record<string, unknown>): Data {
   return {};
 }
 
+/** The reference's literal reasons (§12.1); the engine's own message follows in brackets. */
+const REASONS: Partial<Record<WireErrorCode, string>> = {
+  ELEMENT_READ_ONLY: '元素只读，请使用日期选择器或页面提供的控件',
+  ELEMENT_DISABLED: '元素已禁用',
+  ELEMENT_HIDDEN: '元素当前不可见',
+  ELEMENT_OBSCURED: '元素被遮挡，无法接收点击',
+  ELEMENT_NOT_EDITABLE: '元素不可编辑',
+  STALE_ELEMENT: '元素已脱离页面或索引失效，请重新获取页面状态',
+  ACTION_TIMEOUT: '等待元素可操作超时；不能据此确定元素不存在或快照过期',
+};
+
 /** Extra sentence appended to engine messages whose advice is phrased in engine terms. */
 const DOOR_HINTS: Partial<Record<ErrorCode, string>> = {
   browser_not_running: '（HTTP 接口：请对这个 id 调用 close，再 start）',
@@ -142,7 +165,11 @@ export function mapEngineError(method: string, err: unknown): CommandFailure {
   if (err instanceof CommandFailure) return err;
   const e = err instanceof TabwrightError ? err : toError(err);
   const m = mapCode(e);
-  const reason = `${e.message}${DOOR_HINTS[e.code] ?? ''}`;
+  const literal =
+    e.code === 'element_not_actionable' || (e.code === 'element_not_found' && m.code === 'STALE_ELEMENT')
+      ? REASONS[m.code]
+      : undefined;
+  const reason = literal ? `${literal}（${e.message}）` : `${e.message}${DOOR_HINTS[e.code] ?? ''}`;
   const data: Data = {
     errorCode: m.code,
     retryable: m.retryable,

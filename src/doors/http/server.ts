@@ -7,6 +7,7 @@ import { log } from '../../engine/log.js';
 import { type DoorState, dispatch, SERIALIZE_WAIT_MS } from './dispatch.js';
 import { CommandFailure, failure, invalidArgument, type Reply } from './envelope.js';
 import { METHODS } from './methods.js';
+import { BODY_LIMIT, checkBindPolicy, requestGuard } from './security.js';
 import { Snowflake } from './snowflake.js';
 import { resolveDataFile } from './static-files.js';
 import { TaskTable } from './tasks.js';
@@ -27,6 +28,13 @@ export interface HttpServerOptions {
    * what a task really gets; unknown when omitted.
    */
   engineHeadless?: boolean;
+  /**
+   * Bearer token. Required for any bind address other than loopback (the server refuses to start
+   * without one); when set, every request must send `Authorization: Bearer <token>`.
+   */
+  token?: string;
+  /** Extra Host header names accepted besides loopback names and the bind address (e.g. a DNS name). */
+  allowedHosts?: string[];
 }
 
 export interface HttpServer {
@@ -38,7 +46,6 @@ export interface HttpServer {
 }
 
 export const DEFAULT_PORT = 10049;
-const BODY_LIMIT = 10 * 1024 * 1024;
 
 /**
  * The HTTP command door (`tabwright serve`): a wire-compatible subset of the
@@ -47,6 +54,8 @@ const BODY_LIMIT = 10 * 1024 * 1024;
  */
 export async function startHttpServer(engine: Engine, opts: HttpServerOptions = {}): Promise<HttpServer> {
   const host = opts.host ?? '127.0.0.1';
+  checkBindPolicy(host, opts.token);
+  const guard = requestGuard(host, opts.token, opts.allowedHosts);
   const state: DoorState = {
     engine,
     tasks: new TaskTable(),
@@ -64,6 +73,20 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   // Bodies are parsed by the dispatcher (so a bad body gets the protocol's literal message), whatever the content type.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+
+  // Host / Origin / token checks before anything else (see security.ts); no CORS headers are ever sent.
+  app.addHook('onRequest', async (req, res) => {
+    const refused = guard.check(req.headers);
+    if (!refused) return;
+    log.warn(
+      { host: req.headers.host, origin: req.headers.origin, status: refused.status },
+      'http door: request refused',
+    );
+    return res
+      .code(refused.status)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify({ data: { refused: true }, code: 0, ok: false, msg: refused.msg }));
+  });
 
   const send = (res: FastifyReply, reply: Reply) =>
     res
@@ -128,6 +151,18 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   // Nothing reaches a client as HTTP 500: framework errors (body too large, bad encoding, …) become envelopes.
   app.setErrorHandler(async (err: FastifyError, _req, res) => {
     const status = typeof err.statusCode === 'number' ? err.statusCode : 0;
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {
+      return send(
+        res,
+        failure(
+          invalidArgument(`请求体超过 8 MiB 上限（${BODY_LIMIT} 字节）：请缩小请求，大批量命令请分多次发送`, {
+            bodyTooLarge: true,
+            maxBytes: BODY_LIMIT,
+          }),
+          state,
+        ),
+      );
+    }
     if (status >= 400 && status < 500) {
       return send(res, failure(invalidArgument(`请求无效：${err.message}`), state));
     }

@@ -11,6 +11,23 @@ export interface Task {
   readonly lock: TaskLock;
   /** Last `shot-N.png` number used in this task's data directory. */
   shotCounter: number;
+  /** Evidence counter (reference §7.1): shared by automatic screenshots and state files. */
+  seq?: number;
+  /** The index → element mapping of the last get_browser_state (reference §9.9). */
+  snapshot?: IndexSnapshot;
+  /** Door-side per-task state of other method families (dialogs, console marks, …). */
+  extra: Record<string, unknown>;
+}
+
+/** One get_browser_state: index N is `refs[N]`, an engine element ref pinned by identity. */
+export interface IndexSnapshot {
+  pageId: string;
+  refs: string[];
+  /** Per index: what the line showed (receipts' `hit`, get_interactive_map). */
+  info: { tag: string; text: string; role: string; name: string; frame?: string; selector?: string }[];
+  /** The rendered text lines (diff_dom_text). */
+  lines: string[];
+  at: number;
 }
 
 /**
@@ -65,7 +82,7 @@ export class TaskTable {
 
   /** Reserves an id (synchronously, so two concurrent starts of one id cannot both win). */
   reserve(id: string, init: { profile: string | null; headless: boolean; shotCounter: number }): Task {
-    const task: Task = { id, startedAt: Date.now(), lock: new TaskLock(), ...init };
+    const task: Task = { id, startedAt: Date.now(), lock: new TaskLock(), extra: {}, ...init };
     this.byId.set(id, task);
     return task;
   }

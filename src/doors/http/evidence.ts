@@ -1,0 +1,123 @@
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { Page } from '../../engine/page.js';
+import { type Data, invalidArgument } from './envelope.js';
+import type { Task } from './tasks.js';
+
+/**
+ * Evidence files (reference §7): the automatic screenshot after a successful
+ * page-changing command, and the `.png`/`.txt` pair of get_browser_state,
+ * numbered by a per-task `seq` and served under GET /data/<id>/.
+ */
+
+/** The reference's PAGE_CHANGING set (§7.1, 56 names). */
+export const PAGE_CHANGING: ReadonlySet<string> = new Set(
+  `bring_to_front check_element_by_index clear_text click_element_by_index click_element_by_role
+click_element_by_selector click_element_by_text close_modal close_other_tabs close_tab
+double_click_element_by_index drag_element_by_index execute_js focus_element_by_index go_back go_forward
+go_to_url hover_and_click hover_element_by_index input_text input_text_by_label input_text_by_selector
+key_down key_up mouse_click mouse_click_by_selector mouse_down mouse_move mouse_up mouse_wheel navigate
+new_tab press_key reload scroll scroll_to_text select_dropdown_option send_keys set_cookie set_credentials
+set_local_storage set_media set_viewport switch_tab switch_tab_by_url type_text uncheck_element_by_index
+upload_file wait wait_for_element wait_for_function wait_for_idle wait_for_load wait_for_stable
+wait_for_text wait_for_url`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+/** Capture budget (reference §7.4 browser.capture.timeoutMs). */
+const CAPTURE_TIMEOUT_MS = 8_000;
+/** Best-effort DOMContentLoaded wait before capturing (§7.1). */
+const DCL_WAIT_MS = 1_500;
+
+export function taskDir(dataDir: string, id: string): string {
+  return join(dataDir, id);
+}
+
+/** The GET-able `/data/...` URL of a file under the data directory, or undefined when it is elsewhere. */
+export function dataUrl(dataDir: string, file: string): string | undefined {
+  const rel = relative(resolve(dataDir), file);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined;
+  return `/data/${rel.split(sep).map(encodeURIComponent).join('/')}`;
+}
+
+/** Highest `<prefix>N.<ext>` number already in the task directory (a restarted id never overwrites). */
+export async function lastNumber(dir: string, pattern: RegExp): Promise<number> {
+  try {
+    let max = 0;
+    for (const name of await readdir(dir)) {
+      const m = pattern.exec(name);
+      if (m) max = Math.max(max, Number(m[1]));
+    }
+    return max;
+  } catch {
+    return 0;
+  }
+}
+
+export const SHOT_PATTERN = /^shot-(\d+)\.(?:png|jpe?g)$/;
+export const SEQ_PATTERN = /^(\d+)\.(?:png|txt)$/;
+
+/** Next evidence number of the task. */
+export async function nextSeq(dataDir: string, task: Task): Promise<number> {
+  if (task.seq === undefined) task.seq = await lastNumber(taskDir(dataDir, task.id), SEQ_PATTERN);
+  task.seq += 1;
+  return task.seq;
+}
+
+/**
+ * Where a user-named output file goes. No path: `<dataDir>/<id>/<fallback>`. A relative path stays
+ * inside the task directory; an absolute path is used as given (upstream behaviour).
+ */
+export function outputPath(
+  method: string,
+  dir: string,
+  requested: string | undefined,
+  fallbackName: () => string,
+): string {
+  if (requested === undefined) return join(dir, fallbackName());
+  if (requested.includes('\0'))
+    throw invalidArgument(`${method} 失败：参数 path 无效：包含 NUL 字符`, { field: 'path' });
+  if (isAbsolute(requested)) return resolve(requested);
+  const file = resolve(dir, requested);
+  const rel = relative(dir, file);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+    throw invalidArgument(
+      `${method} 失败：参数 path 无效：相对路径不能离开任务目录（要写到别处请传绝对路径）`,
+      { field: 'path' },
+    );
+  }
+  return file;
+}
+
+export async function writeEvidence(file: string, data: Buffer | string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, data);
+}
+
+/** One capture of the page as `<seq>.png`; never throws (a failed capture never fails the command). */
+export async function captureSeq(
+  dataDir: string,
+  task: Task,
+  page: Page | undefined,
+  seq: number,
+): Promise<Data> {
+  const file = join(taskDir(dataDir, task.id), `${seq}.png`);
+  try {
+    if (!page) throw new Error('没有可截图的标签页');
+    await page
+      .wait({ navigation_complete: 'domcontentloaded' }, {}, { timeoutMs: DCL_WAIT_MS })
+      .catch(() => undefined);
+    const shot = await page.screenshot({}, { timeoutMs: CAPTURE_TIMEOUT_MS });
+    await writeEvidence(file, shot.data);
+    return { seq, screenshot: dataUrl(dataDir, file), screenshot_path: file };
+  } catch (err) {
+    return { seq, screenshot_error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** The automatic screenshot after a successful page-changing command (§7.1). */
+export async function autoCapture(dataDir: string, task: Task, page: Page | undefined): Promise<Data> {
+  const seq = await nextSeq(dataDir, task);
+  return captureSeq(dataDir, task, page, seq);
+}

@@ -1,0 +1,93 @@
+import type { ActionSpec, Receipt, Target } from '../../../engine/actions/types.js';
+import type { Data } from '../envelope.js';
+import { type Around, clickReceipt } from '../render/receipts.js';
+import { ACTION_TIMEOUT_MS, budget, type MethodContext, plainFailure, sessionOf } from './common.js';
+
+/** What an index points at: an engine ref from the task's last get_browser_state. */
+export interface IndexTarget {
+  ref: string;
+  info: { tag: string; text: string; role: string; name: string; frame?: string; selector?: string };
+}
+
+/**
+ * Index → engine ref (reference §9.9). No snapshot, a snapshot of another tab
+ * or an index out of range is STALE_ELEMENT; a ref whose element is gone is
+ * refused by the engine (stale_ref → STALE_ELEMENT). Never a different element.
+ */
+export function indexTarget(ctx: MethodContext, index: number): IndexTarget {
+  const snap = ctx.task?.snapshot;
+  if (!snap) {
+    throw plainFailure(
+      `${ctx.method} 失败：索引越界: ${index},当前没有页面快照,请先调用 get_browser_state 获取元素索引`,
+      'STALE_ELEMENT',
+      { index, noSnapshot: true },
+    );
+  }
+  const page = sessionOf(ctx).page();
+  if (snap.pageId !== page.id) {
+    throw plainFailure(
+      `${ctx.method} 失败：[STALE_ELEMENT] 索引 ${index} 来自另一个标签页的快照：切换标签页后请重新调用 get_browser_state`,
+      'STALE_ELEMENT',
+      { index },
+    );
+  }
+  if (!Number.isInteger(index) || index < 0 || index >= snap.refs.length) {
+    throw plainFailure(`${ctx.method} 索引越界: ${index}`, 'STALE_ELEMENT', {
+      index,
+      maxIndex: snap.refs.length - 1,
+    });
+  }
+  return { ref: snap.refs[index]!, info: snap.info[index]! };
+}
+
+function around(ctx: MethodContext): Around {
+  const session = sessionOf(ctx);
+  let url = '';
+  try {
+    url = session.page().url();
+  } catch {
+    // no active page: leave empty
+  }
+  return { url, tabs: session.pages().length };
+}
+
+export interface Acted {
+  receipt: Receipt;
+  before: Around;
+  after: Around;
+}
+
+/** One engine action on the operated tab, with the task's URL / tab count around it. */
+export async function act(
+  ctx: MethodContext,
+  target: Target | undefined,
+  spec: ActionSpec,
+  timeoutMs?: number,
+): Promise<Acted> {
+  const page = sessionOf(ctx).page();
+  const before = around(ctx);
+  const receipt = await page.act(target, spec, { timeoutMs: budget(timeoutMs, ACTION_TIMEOUT_MS) });
+  return { receipt, before, after: around(ctx) };
+}
+
+/** A click receipt (§10.1), with `hit` describing the element the index/selector resolved to. */
+export function receiptData(a: Acted, hit?: Data, requestedMode?: string): Data {
+  return clickReceipt(a.receipt, a.before, a.after, hit, requestedMode);
+}
+
+/** Switches the task to a tab the action opened (selector / text / role clicks, reference §8.5). */
+export async function followNewTab(ctx: MethodContext, a: Acted): Promise<Data> {
+  const opened = a.receipt.changes.new_pages;
+  if (opened.length === 0) return {};
+  const session = sessionOf(ctx);
+  const last = opened[opened.length - 1]!;
+  if (!session.hasPage(last.page_id)) return {};
+  await session.activate(last.page_id, { timeoutMs: 5_000 }).catch(() => undefined);
+  const index = session.pages().findIndex((p) => p.id === last.page_id);
+  return { switchedToNewTab: true, currentIndex: index >= 0 ? index : undefined };
+}
+
+/** `mode` of click methods → the engine spec: js = synthetic DOM events; auto / native / mouse = trusted input. */
+export function clickSpec(mode: string | undefined, clickCount = 1): ActionSpec {
+  return { action: 'click', click_count: clickCount, synthetic: mode === 'js' ? true : undefined };
+}

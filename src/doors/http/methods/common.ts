@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import type { Engine } from '../../../engine/engine.js';
+import type { Page } from '../../../engine/page.js';
+import type { Session } from '../../../engine/session.js';
+import { CommandFailure, type Data } from '../envelope.js';
+import type { Snowflake } from '../snowflake.js';
+import type { Task, TaskTable } from '../tasks.js';
+
+/** What a handler gets: the engine, the door's state and, for task methods, the task. */
+export interface MethodContext {
+  method: string;
+  engine: Engine;
+  tasks: TaskTable;
+  snowflake: Snowflake;
+  dataDir: string;
+  /** The engine's launch mode when the server was told it (HttpServerOptions.engineHeadless). */
+  engineHeadless?: boolean;
+  /** Normalized envelope id, when one was sent (start) or required. */
+  id?: string;
+  /** The task for `task: 'existing' | 'existing-unlocked'` methods. */
+  task?: Task;
+  /** Server start time (get_config, list_tasks). */
+  startedAt?: Date;
+  /** Runs one step of a batch through the same path as a single command (batch.ts). */
+  runStep?: (method: string, params: Data) => Promise<StepOutcome>;
+}
+
+export interface StepOutcome {
+  ok: boolean;
+  data: Data;
+  msg?: string;
+}
+
+/**
+ * How a method relates to tasks:
+ * - none: no id needed (shutdown);
+ * - new: optional id, creates the task (start);
+ * - existing: id required, runs under the task's lock (§6.1);
+ * - existing-unlocked: id required, never waits for the lock (close, so a wedged task can always be closed).
+ */
+export type TaskMode = 'none' | 'new' | 'existing' | 'existing-unlocked';
+
+export interface MethodDef<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  task: TaskMode;
+  schema: S;
+  /** Fields dropped from `data` with responseMode "compact" (§11), besides the door-wide ones. */
+  compactDrop?: string[];
+  /** Returns a click receipt (§10.1): compact mode drops its diagnostics unless `diagnostics: true`. */
+  receipt?: boolean;
+  run(ctx: MethodContext, params: z.infer<S>): Promise<Data>;
+}
+
+export function def<S extends z.ZodObject>(m: MethodDef<S>): MethodDef {
+  return m as unknown as MethodDef;
+}
+
+/** Budget for launching a browser / creating a context on `start`. */
+export const START_TIMEOUT_MS = 30_000;
+/** Default budget for navigations (the engine's own default is 10 s; pages are often slower). */
+export const NAVIGATION_TIMEOUT_MS = 30_000;
+export const SCREENSHOT_TIMEOUT_MS = 30_000;
+/** The engine refuses budgets above this (Deadline MAX_TIMEOUT_MS). */
+export const ENGINE_MAX_TIMEOUT_MS = 60_000;
+export const READ_TIMEOUT_MS = 10_000;
+/** Per-element action budget (reference §9.9: browser.action.timeoutMs). */
+export const ACTION_TIMEOUT_MS = 5_000;
+
+export function sessionOf(ctx: MethodContext): Session {
+  const s = ctx.task?.session;
+  if (!s)
+    throw new CommandFailure(`${ctx.method} 失败：任务 ${ctx.id} 还没有启动完成`, {
+      errorCode: 'ACTION_FAILED',
+      retryable: false,
+    });
+  return s;
+}
+
+/** The task's operated tab. */
+export function pageOf(ctx: MethodContext): Page {
+  return sessionOf(ctx).page();
+}
+
+/** Caps a caller's budget at what the engine accepts. */
+export function budget(ms: number | undefined, fallback: number): number {
+  return Math.max(1, Math.min(ms ?? fallback, ENGINE_MAX_TIMEOUT_MS));
+}
+
+/** A classified failure raised by the door itself: `<method> 失败：[CODE] reason`. */
+export function fail(method: string, code: string, reason: string, extra: Data = {}): CommandFailure {
+  const retryAfter: Record<string, number> = {
+    STALE_ELEMENT: 300,
+    ACTION_TIMEOUT: 1500,
+    PAGE_NAVIGATING: 1000,
+    NETWORK_ERROR: 5000,
+  };
+  const retryable = code in retryAfter;
+  return new CommandFailure(`${method} 失败：[${code}] ${reason}`, {
+    errorCode: code,
+    retryable,
+    retryAfterMs: retryable ? retryAfter[code] : undefined,
+    ...extra,
+  });
+}
+
+/** Plain failure without a code tag (literal reference messages such as `索引越界`). */
+export function plainFailure(msg: string, code: string, extra: Data = {}): CommandFailure {
+  const retryable = code === 'STALE_ELEMENT' || code === 'ACTION_TIMEOUT';
+  return new CommandFailure(msg, {
+    errorCode: code,
+    retryable,
+    retryAfterMs: retryable ? (code === 'STALE_ELEMENT' ? 300 : 1500) : undefined,
+    ...extra,
+  });
+}
+
+/** An element index: an integer (numeric strings accepted, as agents often send them). */
+export const indexSchema = z.union([
+  z.number().int(),
+  z
+    .string()
+    .regex(/^-?\d+$/, '必须是整数')
+    .transform((s) => Number(s)),
+]);
+
+/** Click / check modes of the reference (§10.2). */
+export const clickMode = z.enum(['auto', 'native', 'mouse', 'js']).optional();
+export const timeoutMsSchema = z.number().int().min(1).max(120_000).optional();

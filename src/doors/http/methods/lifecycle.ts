@@ -1,0 +1,153 @@
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import type { Engine } from '../../../engine/engine.js';
+import { TabwrightError } from '../../../engine/errors.js';
+import { profileDir } from '../../../engine/home.js';
+import { CommandFailure, invalidArgument } from '../envelope.js';
+import { lastNumber, SHOT_PATTERN, taskDir } from '../evidence.js';
+import type { Task } from '../tasks.js';
+import { def, type MethodDef, START_TIMEOUT_MS } from './common.js';
+
+const BROWSERS_OK = new Set(['auto', 'default', 'chromium', 'bundled']);
+const BROWSERS_KNOWN = new Set(['chrome', 'google-chrome', 'edge', 'msedge', 'firefox', 'ff', 'gecko']);
+
+const start = def({
+  name: 'start',
+  task: 'new',
+  schema: z.object({
+    headless: z.boolean().optional(),
+    browser: z.string().optional(),
+    profile: z.string().min(1).optional(),
+  }),
+  async run(ctx, p) {
+    const requested = p.browser?.trim().toLowerCase() || 'auto';
+    if (!BROWSERS_OK.has(requested)) {
+      if (!BROWSERS_KNOWN.has(requested)) {
+        throw invalidArgument(
+          `start 失败：无法识别的浏览器类型：${p.browser}，可选值：auto / chromium / chrome / edge / firefox`,
+        );
+      }
+      throw new CommandFailure(
+        `start 失败：[ACTION_FAILED] 这个服务只驱动 Chromium，不支持 browser=${p.browser}（不会悄悄换成别的浏览器）；请去掉 browser 或传 chromium`,
+        { errorCode: 'ACTION_FAILED', retryable: false, requestedBrowser: p.browser },
+      );
+    }
+    const id = ctx.id ?? ctx.snowflake.next();
+    if (ctx.tasks.has(id)) {
+      throw new CommandFailure(
+        `start 失败：该 id 已经有正在运行的浏览器实例：${id}，请先调用 close，或换一个 id`,
+        {
+          errorCode: 'ACTION_FAILED',
+          retryable: false,
+          id,
+        },
+      );
+    }
+    const requestedHeadless = p.headless ?? true;
+    // The engine launches every browser in one mode (EngineOptions.headless, default true);
+    // per-task headless is not an engine option (yet).
+    const headless = ctx.engineHeadless ?? true;
+    const profile = p.profile ?? null;
+    // Validates the name the same way the engine does (invalid → invalid_request with field "profile").
+    const profileSeenBefore = profile === null ? undefined : existsSync(profileDir(ctx.engine.home, profile));
+    // Reserve the id and take its lock in the same tick as the check above, so two concurrent
+    // starts of one id cannot both win; commands sent meanwhile wait for the lock (§6.1).
+    const task = ctx.tasks.reserve(id, { profile, headless, shotCounter: 0 });
+    void task.lock.acquire(0);
+    try {
+      task.shotCounter = await lastNumber(taskDir(ctx.dataDir, id), SHOT_PATTERN);
+      const session = await ctx.engine.startSession(
+        profile === null ? { kind: 'ephemeral' } : { kind: 'persistent', profile },
+        {
+          timeoutMs: START_TIMEOUT_MS,
+        },
+      );
+      task.session = session;
+      const info = session.info();
+      return {
+        id,
+        browser: {
+          type: 'chromium',
+          engine: 'chromium',
+          mode: 'managed',
+          label: info.browser_label,
+          version: info.browser_version,
+          headless,
+          profile,
+          userProfile: profile !== null,
+          profileSeenBefore,
+        },
+        requestedBrowser: p.browser,
+        effectiveBrowser: 'chromium',
+        engineHonored: true,
+        profileSeenBefore,
+        headlessHonored: headless === requestedHeadless,
+        headlessNote:
+          headless !== requestedHeadless
+            ? `headless:${requestedHeadless} 没有生效：所有任务沿用服务启动时的浏览器模式（tabwright serve 默认无头，--headed 为有界面）`
+            : undefined,
+        sessionId: session.id,
+      };
+    } catch (err) {
+      ctx.tasks.remove(id);
+      // "Profile in use by session X": name the task that holds it, in this door's terms.
+      if (
+        err instanceof TabwrightError &&
+        err.code === 'permission_denied' &&
+        err.details.profile !== undefined
+      ) {
+        const holder = ctx.tasks.all().find((t) => t.session?.id === err.details.session_id);
+        if (holder) {
+          throw new CommandFailure(
+            `start 失败：[ACTION_FAILED] profile ${profile} 正被任务 ${holder.id} 使用：先对 ${holder.id} 调用 close，或换一个 profile（${err.message}）`,
+            { errorCode: 'ACTION_FAILED', retryable: false, profile, heldByTask: holder.id },
+          );
+        }
+      }
+      throw err;
+    } finally {
+      task.lock.release();
+    }
+  },
+});
+
+const close = def({
+  name: 'close',
+  task: 'existing-unlocked',
+  schema: z.object({}),
+  async run(ctx) {
+    const task = ctx.task!;
+    ctx.tasks.remove(task.id);
+    await closeTaskSession(ctx.engine, task);
+    return { id: task.id, closed: true };
+  },
+});
+
+const shutdown = def({
+  name: 'shutdown',
+  task: 'none',
+  schema: z.object({}),
+  async run(ctx) {
+    const all = ctx.tasks.all();
+    for (const t of all) ctx.tasks.remove(t.id);
+    await Promise.allSettled(all.map((t) => closeTaskSession(ctx.engine, t)));
+    return { closed: all.length, ids: all.map((t) => t.id) };
+  },
+});
+
+export const LIFECYCLE: MethodDef[] = [start, close, shutdown];
+
+export async function closeTaskSession(engine: Engine, task: Task): Promise<void> {
+  // Wait for a start that is still creating the session (it holds the lock), then close what it made.
+  if (!task.session) {
+    await task.lock.acquire(START_TIMEOUT_MS + 1_000);
+    task.lock.release();
+  }
+  const s = task.session;
+  if (!s) return;
+  try {
+    await engine.closeSession(s.id);
+  } catch (err) {
+    if (!(err instanceof TabwrightError && err.code === 'session_not_found')) throw err;
+  }
+}
