@@ -1,0 +1,308 @@
+import type { Writable } from 'node:stream';
+import { log } from '../../../engine/log.js';
+import type { Session } from '../../../engine/session.js';
+import { parseActionParams } from '../protocol/actions.js';
+import {
+  ACTION_TIMEOUT_MS,
+  CAPABILITIES,
+  HANDSHAKE_TIMEOUT_MS,
+  isPipeAction,
+  MAX_LINE_BYTES,
+  type PipeAction,
+  PROTOCOL_VERSION,
+} from '../protocol/constants.js';
+import { PipeError } from '../protocol/errors.js';
+import { encodeLine, type FrameEvent, readFrames } from '../protocol/framing.js';
+import { deriveSessionKey, generateSeed, verifyCommand } from '../protocol/hmac.js';
+import {
+  CommandMessage,
+  InitAckMessage,
+  parseJsonObject,
+  type ResponseMessage,
+  validateMessage,
+} from '../protocol/messages.js';
+import type { MacPolicy } from '../protocol/rules.js';
+import { type ActionResult, PipeExecutor } from './executor.js';
+
+export interface PipeHostOptions {
+  session: Session;
+  policy: MacPolicy;
+  /** The agent's stdin (we write) and stdout (we read). */
+  toAgent: Writable;
+  fromAgent: NodeJS.ReadableStream;
+  handshakeTimeoutMs?: number;
+  /** Engine deadline of one action (default 25 s, under the agent's 30 s). */
+  actionTimeoutMs?: number;
+  /** For tests: a fixed seed. Default: 32 random bytes. */
+  seed?: string;
+}
+
+export class HandshakeError extends Error {
+  constructor(
+    readonly code: 'timeout' | 'invalid_message' | 'version_mismatch' | 'agent_exited',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HandshakeError';
+  }
+}
+
+/**
+ * The browser side of the sgClaw pipe: sends `init`, expects `init_ack`,
+ * then verifies each `command` (size, schema, HMAC, strict seq, MAC policy,
+ * expected_domain) and executes it through the engine, one at a time in
+ * arrival order, answering each with exactly one `response`.
+ */
+export class PipeHost {
+  readonly executor: PipeExecutor;
+  agentId: string | null = null;
+  supported = new Set<PipeAction>();
+  private readonly key: Buffer;
+  private readonly seed: string;
+  private lastSeq = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private handshakeWaiter: ((ev: FrameEvent | null) => void) | null = null;
+  private endedResolve!: () => void;
+  /** Resolves when the agent's stdout ends and every accepted command has been answered. */
+  readonly done: Promise<void>;
+  private readonly handshakeTimeoutMs: number;
+
+  constructor(private readonly o: PipeHostOptions) {
+    this.seed = o.seed ?? generateSeed();
+    this.key = deriveSessionKey(this.seed);
+    this.handshakeTimeoutMs = o.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
+    this.executor = new PipeExecutor(
+      o.session,
+      o.session.page(),
+      o.actionTimeoutMs ?? ACTION_TIMEOUT_MS - 5_000,
+    );
+    const ended = new Promise<void>((r) => {
+      this.endedResolve = r;
+    });
+    this.done = ended.then(() => this.chain);
+    readFrames(
+      o.fromAgent,
+      (ev) => this.onFrame(ev),
+      () => {
+        this.handshakeWaiter?.(null);
+        this.endedResolve();
+      },
+    );
+  }
+
+  /** Sends init and waits for a valid init_ack. */
+  async handshake(): Promise<{ agent_id: string; supported_actions: string[] }> {
+    const first = new Promise<FrameEvent | null>((resolve) => {
+      this.handshakeWaiter = resolve;
+    });
+    this.write({
+      type: 'init',
+      version: PROTOCOL_VERSION,
+      hmac_seed: this.seed,
+      capabilities: [...CAPABILITIES],
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((r) => {
+      timer = setTimeout(() => r('timeout'), this.handshakeTimeoutMs);
+    });
+    const ev = await Promise.race([first, timeout]).finally(() => clearTimeout(timer));
+    this.handshakeWaiter = null;
+    if (ev === 'timeout') {
+      throw new HandshakeError('timeout', `The agent sent no init_ack within ${this.handshakeTimeoutMs} ms.`);
+    }
+    if (ev === null) throw new HandshakeError('agent_exited', 'The agent closed its stdout before init_ack.');
+    const fail = (code: 'invalid_message' | 'version_mismatch', message: string): never => {
+      this.respond(0, { code, message }, 0, 0);
+      throw new HandshakeError(code, message);
+    };
+    if (ev.kind !== 'line')
+      return fail('invalid_message', `The agent's first message is not a valid line (${ev.kind}).`);
+    let ack: InitAckMessage;
+    try {
+      const obj = parseJsonObject(ev.text);
+      if (obj.type !== 'init_ack')
+        return fail(
+          'invalid_message',
+          `The agent's first message must be init_ack, not ${JSON.stringify(obj.type)}.`,
+        );
+      ack = validateMessage(InitAckMessage, obj);
+    } catch (err) {
+      if (err instanceof HandshakeError) throw err;
+      return fail('invalid_message', (err as Error).message);
+    }
+    if (ack.version !== PROTOCOL_VERSION) {
+      return fail('version_mismatch', `init_ack version "${ack.version}" is not "${PROTOCOL_VERSION}".`);
+    }
+    this.agentId = ack.agent_id;
+    const unknown = ack.supported_actions.filter((a) => !isPipeAction(a));
+    if (unknown.length)
+      log.warn({ agent_id: ack.agent_id, unknown }, 'pipe: init_ack lists unknown actions; ignored');
+    this.supported = new Set(ack.supported_actions.filter(isPipeAction));
+    log.info({ agent_id: ack.agent_id, supported: [...this.supported] }, 'pipe: handshake complete');
+    return { agent_id: ack.agent_id, supported_actions: ack.supported_actions };
+  }
+
+  private onFrame(ev: FrameEvent): void {
+    if (this.handshakeWaiter) {
+      const w = this.handshakeWaiter;
+      this.handshakeWaiter = null;
+      w(ev);
+      return;
+    }
+    if (this.agentId === null) {
+      log.warn({ kind: ev.kind }, 'pipe: message before the handshake completed; ignored');
+      return;
+    }
+    const received = performance.now();
+    this.chain = this.chain
+      .then(() => this.handle(ev, received))
+      .catch((err) => {
+        log.error({ err: (err as Error).message }, 'pipe: failed to answer a message');
+      });
+  }
+
+  private async handle(ev: FrameEvent, received: number): Promise<void> {
+    const start = performance.now();
+    const queueMs = Math.round(start - received);
+    let seq = 0;
+    let action = '';
+    try {
+      if (ev.kind === 'oversized') {
+        throw new PipeError(
+          'invalid_message',
+          `The line is ${ev.bytes} bytes; at most ${MAX_LINE_BYTES} bytes per message. Nothing was executed.`,
+        );
+      }
+      if (ev.kind === 'invalid_utf8') throw new PipeError('invalid_message', 'The line is not valid UTF-8.');
+      const obj = parseJsonObject(ev.text);
+      if (Number.isSafeInteger(obj.seq) && (obj.seq as number) > 0) seq = obj.seq as number;
+      if (obj.type !== 'command') {
+        throw new PipeError(
+          'invalid_message',
+          `After the handshake the agent sends only "command" messages, not ${JSON.stringify(obj.type)}.`,
+        );
+      }
+      const cmd = validateMessage(CommandMessage, obj);
+      action = cmd.action;
+      if (!verifyCommand(this.key, cmd)) {
+        throw new PipeError(
+          'hmac_mismatch',
+          'security.hmac does not match this command under the session key. Nothing was executed; sign seq, action, expected_domain and JCS(params) with the key derived from hmac_seed.',
+        );
+      }
+      if (cmd.seq !== this.lastSeq + 1) {
+        throw new PipeError(
+          'seq_out_of_order',
+          `seq ${cmd.seq} refused: the next seq is ${this.lastSeq + 1}. Nothing was executed.`,
+          { expected: this.lastSeq + 1 },
+        );
+      }
+      this.lastSeq = cmd.seq;
+      const result = await this.execute(cmd);
+      this.respond(seq, null, queueMs, Math.round(performance.now() - start), result);
+      log.info(
+        {
+          agent_id: this.agentId,
+          seq,
+          action,
+          success: true,
+          queue_ms: queueMs,
+          exec_ms: Math.round(performance.now() - start),
+        },
+        'pipe: command',
+      );
+    } catch (err) {
+      const e = err instanceof PipeError ? err : new PipeError('internal_error', (err as Error).message);
+      const execMs = Math.round(performance.now() - start);
+      if (e.code !== 'circuit_open') this.o.policy.breaker.recordFailure();
+      this.respond(seq, e.toPayload(), queueMs, execMs);
+      log.warn(
+        {
+          agent_id: this.agentId,
+          seq,
+          action,
+          success: false,
+          code: e.code,
+          error: e.message,
+          queue_ms: queueMs,
+          exec_ms: execMs,
+        },
+        'pipe: command refused or failed',
+      );
+    }
+  }
+
+  private async execute(cmd: CommandMessage): Promise<ActionResult> {
+    const policy = this.o.policy;
+    const circuit = policy.circuitRefusal();
+    if (circuit) throw new PipeError(circuit.code, circuit.message);
+    const refusal = policy.actionRefusal(cmd.action);
+    if (refusal) throw new PipeError(refusal.code, refusal.message);
+    const action = cmd.action as PipeAction;
+    if (!this.supported.has(action)) {
+      throw new PipeError(
+        'action_not_allowed',
+        `Action "${action}" is not in the agent's init_ack supported_actions; it is refused for this session.`,
+      );
+    }
+    const params = parseActionParams(action, cmd.params);
+    const domain = cmd.security.expected_domain.toLowerCase();
+    const dRefusal = policy.domainRefusal(domain);
+    if (dRefusal) throw new PipeError(dRefusal.code, dRefusal.message);
+    const acting = this.executor.actingHost(action, params as Record<string, unknown>);
+    if (acting !== null && acting !== domain) {
+      throw new PipeError(
+        'domain_not_allowed',
+        `expected_domain "${domain}" is not the host this command acts on ("${acting || '(no host: the page is blank)'}"). Navigate first, or set expected_domain to the page's host.`,
+      );
+    }
+    if (action === 'storageSet' || action === 'storageGet') {
+      const sRefusal = policy.storageKeyRefusal((params as { key: string }).key);
+      if (sRefusal) throw new PipeError(sRefusal.code, sRefusal.message);
+    }
+    return this.executor.execute(action, params);
+  }
+
+  private respond(
+    seq: number,
+    error: { code: string; message: string } | null,
+    queueMs: number,
+    execMs: number,
+    result?: ActionResult,
+  ): void {
+    const msg: ResponseMessage = {
+      type: 'response',
+      seq,
+      success: error === null,
+      data: result?.data ?? {},
+      aom_snapshot: result?.aom_snapshot ?? [],
+      timing: { queue_ms: Math.max(0, queueMs), exec_ms: Math.max(0, execMs) },
+    };
+    if (error) msg.error = error;
+    try {
+      this.write(msg);
+    } catch (err) {
+      // Too large for one line: answer with the error instead (still exactly one response).
+      const e = err instanceof PipeError ? err : new PipeError('internal_error', String(err));
+      this.write({
+        type: 'response',
+        seq,
+        success: false,
+        data: {},
+        aom_snapshot: [],
+        timing: msg.timing,
+        error: { code: 'internal_error', message: `The result could not be sent: ${e.message}` },
+      });
+    }
+  }
+
+  private write(msg: unknown): void {
+    const line = encodeLine(msg);
+    if (!this.o.toAgent.writable) return;
+    this.o.toAgent.write(line);
+  }
+
+  async close(): Promise<void> {
+    await this.executor.close();
+  }
+}

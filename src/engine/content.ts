@@ -1,0 +1,107 @@
+import type { OperationOptions } from './deadline.js';
+import { TabwrightError } from './errors.js';
+import type { Page } from './page.js';
+
+/**
+ * Page content reads (text, HTML) and absolute page scrolling, for doors
+ * whose protocol has them as plain verbs (the sgClaw pipe's getText,
+ * getHtml, scrollTo {x, y}). Reads run in the page's queue under a deadline.
+ * A selector reads the first matching element of the main document and
+ * reports how many matched.
+ */
+
+export interface ContentRead {
+  /** innerText (text) or outerHTML (html); the whole document without a selector. */
+  content: string;
+  /** Elements the selector matched (1 without a selector). */
+  match_count: number;
+  url: string;
+}
+
+type ReadResult =
+  | { ok: true; content: string; count: number }
+  | { ok: false; reason: 'invalid' | 'none'; message: string };
+
+function readInPage(arg: { selector: string | null; kind: 'text' | 'html' }): ReadResult {
+  const doc = document;
+  if (arg.selector === null) {
+    if (arg.kind === 'html') {
+      const dt = doc.doctype ? `<!DOCTYPE ${doc.doctype.name}>\n` : '';
+      return { ok: true, content: dt + doc.documentElement.outerHTML, count: 1 };
+    }
+    return {
+      ok: true,
+      // biome-ignore lint/performance/useDomNodeTextContent: rendered text is what a text read means
+      content: doc.body ? doc.body.innerText : (doc.documentElement.textContent ?? ''),
+      count: 1,
+    };
+  }
+  let list: NodeListOf<Element>;
+  try {
+    list = doc.querySelectorAll(arg.selector);
+  } catch (err) {
+    return { ok: false, reason: 'invalid', message: err instanceof Error ? err.message : String(err) };
+  }
+  const el = list[0];
+  if (!el) return { ok: false, reason: 'none', message: '' };
+  if (arg.kind === 'html') return { ok: true, content: el.outerHTML, count: list.length };
+  // biome-ignore lint/performance/useDomNodeTextContent: rendered text is what a text read means
+  const text = el instanceof HTMLElement ? el.innerText : (el.textContent ?? '');
+  return { ok: true, content: text, count: list.length };
+}
+
+async function read(
+  page: Page,
+  kind: 'text' | 'html',
+  selector: string | undefined,
+  opts?: OperationOptions,
+): Promise<ContentRead> {
+  page.assertPageAllowed();
+  const r = await page.evaluate(`page.read_${kind}`, readInPage, { selector: selector ?? null, kind }, opts);
+  if (!r.ok) {
+    if (r.reason === 'invalid') {
+      throw new TabwrightError(
+        'invalid_selector',
+        `"${selector}" is not a valid CSS selector (${r.message}). Fix the selector.`,
+        {
+          details: { field: 'selector' },
+        },
+      );
+    }
+    throw new TabwrightError(
+      'element_not_found',
+      `No element matches "${selector}". Take a snapshot to see what the page shows, or wait for the element first.`,
+      { details: { field: 'selector', match_count: 0 } },
+    );
+  }
+  return { content: r.content, match_count: r.count, url: page.url() };
+}
+
+/** The rendered text (innerText) of the page or of the first element matching `selector`. */
+export function readText(page: Page, selector?: string, opts?: OperationOptions): Promise<ContentRead> {
+  return read(page, 'text', selector, opts);
+}
+
+/** The HTML (outerHTML, with the doctype for the whole page) of the page or of the first match. */
+export function readHtml(page: Page, selector?: string, opts?: OperationOptions): Promise<ContentRead> {
+  return read(page, 'html', selector, opts);
+}
+
+/** Scrolls the page to document coordinates (CSS px, clamped by the browser); returns where it ended. */
+export async function scrollPageTo(
+  page: Page,
+  x: number,
+  y: number,
+  opts?: OperationOptions,
+): Promise<{ x: number; y: number }> {
+  page.assertPageAllowed();
+  return page.evaluate(
+    'page.scroll_to',
+    (p: { x: number; y: number }) => {
+      window.scrollTo({ left: p.x, top: p.y, behavior: 'instant' });
+      return { x: window.scrollX, y: window.scrollY };
+    },
+    { x, y },
+    opts,
+  );
+}
