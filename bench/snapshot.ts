@@ -51,7 +51,14 @@ const verbose = args.includes('--verbose');
 /** Our options: defaults, but no character budget, so recall is measured on the whole page like Playwright's. */
 const OURS = { max_chars: 10_000_000 };
 
-const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
+// Whitespace-normalized; zero-width characters count as whitespace.
+const norm = (s: string) =>
+  s
+    .replace(/\u200b|\u200c|\u200d|\u2060|\ufeff/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+/** Chromium-internal roles whose ARIA mapping is a standard role. */
+const CHROMIUM_ROLE: Record<string, string> = { DisclosureTriangle: 'button' };
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -137,7 +144,7 @@ async function fidelity(
   const ax = new Map<number, { role: string; name: string }>();
   for (const n of nodes)
     if (n.backendDOMNodeId && !n.ignored)
-      ax.set(n.backendDOMNodeId, { role: n.role?.value ?? '', name: norm(n.name?.value ?? '') });
+      ax.set(n.backendDOMNodeId, { role: CHROMIUM_ROLE[n.role?.value ?? ''] ?? n.role?.value ?? '', name: norm(n.name?.value ?? '') });
   const doc = (await cdp.send('DOM.getDocument', { depth: 0 })) as { root: { nodeId: number } };
   const { nodeIds } = (await cdp.send('DOM.querySelectorAll', {
     nodeId: doc.root.nodeId,

@@ -778,7 +778,8 @@ function accName(el: Element, role: string): string {
     const type = (input.type || 'text').toLowerCase();
     if (type === 'submit' || type === 'reset' || type === 'button') {
       const v = input.getAttribute('value');
-      if (v !== null && norm(v)) return norm(v);
+      // An explicit value, even empty, is the caption (Chromium); the default label only without one.
+      if (v !== null) return norm(v) || norm(el.getAttribute('title') ?? '');
       if (type === 'submit') return 'Submit';
       if (type === 'reset') return 'Reset';
       return labelsText(el) ?? norm(el.getAttribute('title') ?? '');
