@@ -1,6 +1,7 @@
 import { buildDescribe, PROVIDER_METHODS } from './describe.js';
 import { CORE_PAGE_METHODS, CORE_SESSION_METHODS } from './methods-core.js';
 import { CUSTOM_METHODS } from './methods-custom.js';
+import { INTROSPECTION_METHODS } from './methods-introspection.js';
 import { OPTIONAL_METHODS } from './methods-optional.js';
 import type { MethodDef, ProviderOptions } from './table.js';
 
@@ -9,6 +10,7 @@ const ALL: MethodDef[] = [
   ...CORE_SESSION_METHODS,
   ...CORE_PAGE_METHODS,
   ...OPTIONAL_METHODS,
+  ...INTROSPECTION_METHODS,
   ...CUSTOM_METHODS,
 ];
 

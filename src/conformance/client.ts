@@ -1,0 +1,245 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createConnection, type Socket } from 'node:net';
+
+/**
+ * A client of any Browser Provider Protocol v0.1 provider: a child process
+ * on stdio, or a Unix socket. Requests get ids r1, r2, …; replies are matched
+ * by id; replies with id null and events are collected.
+ */
+
+export interface ProviderError {
+  code: string;
+  message: string;
+  retryable: boolean;
+  details: Record<string, unknown>;
+}
+
+export type Reply =
+  | { protocol_version: string; id: string | number | null; ok: true; result: any; warnings: unknown[] }
+  | { protocol_version: string; id: string | number | null; ok: false; error: ProviderError };
+
+export interface EventMessage {
+  protocol_version: string;
+  event: string;
+  payload: Record<string, any>;
+}
+
+export class ProviderCallError extends Error {
+  constructor(
+    readonly method: string,
+    readonly error: ProviderError,
+  ) {
+    super(`${method}: ${error.code}: ${error.message}`);
+  }
+}
+
+export class ProviderClient {
+  private seq = 0;
+  private buf = '';
+  private readonly pending = new Map<string | number, (r: Reply) => void>();
+  /** Replies whose id matched nothing (id null: unreadable requests). */
+  readonly orphans: Reply[] = [];
+  readonly events: EventMessage[] = [];
+  /** Lines on the provider's stdout that were not JSON envelopes (a protocol violation). */
+  readonly badLines: string[] = [];
+  stderr = '';
+  private waiters: (() => void)[] = [];
+  private exited: Promise<number | null>;
+  private gone = false;
+
+  private constructor(
+    private readonly out: NodeJS.WritableStream,
+    input: NodeJS.ReadableStream,
+    private readonly child?: ChildProcess,
+    private readonly socket?: Socket,
+  ) {
+    input.setEncoding?.('utf8');
+    input.on('data', (chunk: string | Buffer) => this.onData(String(chunk)));
+    this.exited = new Promise((resolve) => {
+      if (child) child.once('exit', (code) => resolve(code));
+      else socket?.once('close', () => resolve(0));
+    });
+    void this.exited.then(() => {
+      this.gone = true;
+      for (const [id, cb] of this.pending) {
+        cb({
+          protocol_version: '0.1',
+          id,
+          ok: false,
+          error: {
+            code: 'transport_closed',
+            message: 'the provider went away',
+            retryable: false,
+            details: {},
+          },
+        });
+      }
+      this.pending.clear();
+      this.wake();
+    });
+  }
+
+  /** Spawns `argv` (or a shell command line) and talks JSON lines over its stdio. */
+  static spawn(
+    command: string | string[],
+    opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  ): ProviderClient {
+    const env = { ...process.env, ...opts.env };
+    const child =
+      typeof command === 'string'
+        ? spawn(command, { shell: true, env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] })
+        : spawn(command[0]!, command.slice(1), { env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const c = new ProviderClient(child.stdin!, child.stdout!, child);
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (s: string) => {
+      c.stderr = (c.stderr + s).slice(-20_000);
+    });
+    child.stdin!.on('error', () => {});
+    return c;
+  }
+
+  static async connect(path: string): Promise<ProviderClient> {
+    const sock = createConnection(path);
+    await new Promise<void>((resolve, reject) => {
+      sock.once('connect', resolve);
+      sock.once('error', reject);
+    });
+    return new ProviderClient(sock, sock, undefined, sock);
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get alive(): boolean {
+    return !this.gone;
+  }
+
+  private onData(s: string): void {
+    this.buf += s;
+    for (;;) {
+      const nl = this.buf.indexOf('\n');
+      if (nl < 0) break;
+      const line = this.buf.slice(0, nl);
+      this.buf = this.buf.slice(nl + 1);
+      if (line.trim() === '') continue;
+      let msg: any;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        this.badLines.push(line.slice(0, 500));
+        continue;
+      }
+      if (msg && typeof msg === 'object' && typeof msg.event === 'string') {
+        this.events.push(msg as EventMessage);
+      } else if (msg && typeof msg === 'object' && 'ok' in msg) {
+        const cb = msg.id !== null ? this.pending.get(msg.id) : undefined;
+        if (cb) {
+          this.pending.delete(msg.id);
+          cb(msg as Reply);
+        } else this.orphans.push(msg as Reply);
+      } else this.badLines.push(line.slice(0, 500));
+    }
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Resolves when new input arrives (or the provider exits), at most after ms. */
+  private tick(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.waiters.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
+  nextId(): string {
+    this.seq += 1;
+    return `r${this.seq}`;
+  }
+
+  /** Writes one raw line (a newline is added). */
+  sendRaw(line: string | Buffer): void {
+    this.out.write(line);
+    this.out.write('\n');
+  }
+
+  /** Sends a request and resolves with its reply (success or error envelope). */
+  request(
+    method: string,
+    params: Record<string, unknown> = {},
+    opts: { timeoutMs?: number; id?: string | number; protocolVersion?: string } = {},
+  ): Promise<Reply> {
+    const id = opts.id ?? this.nextId();
+    const timeoutMs = opts.timeoutMs ?? 70_000;
+    return new Promise<Reply>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        resolve({
+          protocol_version: '0.1',
+          id,
+          ok: false,
+          error: {
+            code: 'client_timeout',
+            message: `no reply within ${timeoutMs} ms`,
+            retryable: true,
+            details: {},
+          },
+        });
+      }, timeoutMs);
+      this.pending.set(id, (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      });
+      if (this.gone) return;
+      this.out.write(
+        `${JSON.stringify({ protocol_version: opts.protocolVersion ?? '0.1', id, method, params })}\n`,
+      );
+    });
+  }
+
+  /** request() that returns the result, or throws ProviderCallError. */
+  async call(method: string, params: Record<string, unknown> = {}, timeoutMs?: number): Promise<any> {
+    const r = await this.request(method, params, { timeoutMs });
+    if (!r.ok) throw new ProviderCallError(method, r.error);
+    return r.result;
+  }
+
+  /** Waits for an orphan reply (id null) beyond the `seen` first ones. */
+  async nextOrphan(seen: number, timeoutMs = 5000): Promise<Reply | undefined> {
+    const end = Date.now() + timeoutMs;
+    while (this.orphans.length <= seen && Date.now() < end && !this.gone) await this.tick(end - Date.now());
+    return this.orphans[seen];
+  }
+
+  /** Waits for an event matching `pred` (among all received so far). */
+  async waitEvent(pred: (e: EventMessage) => boolean, timeoutMs = 5000): Promise<EventMessage | undefined> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const e = this.events.find(pred);
+      if (e || Date.now() >= end || this.gone) return e;
+      await this.tick(end - Date.now());
+    }
+  }
+
+  /** Ends the input and waits for the provider to exit (killing it after graceMs). */
+  async close(graceMs = 10_000): Promise<number | null> {
+    if (this.socket) {
+      this.socket.end();
+      const t = setTimeout(() => this.socket?.destroy(), graceMs);
+      await this.exited;
+      clearTimeout(t);
+      return 0;
+    }
+    this.child?.stdin?.end();
+    const t = setTimeout(() => this.child?.kill('SIGKILL'), graceMs);
+    const code = await this.exited;
+    clearTimeout(t);
+    return code;
+  }
+}

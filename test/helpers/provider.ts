@@ -1,0 +1,21 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ProviderClient } from '../../src/conformance/client.js';
+
+export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+export const BIN = resolve(ROOT, 'bin/tabwright.js');
+
+/** The real `tabwright provider` process (built: npm test builds first; alone, run `npm run -s build`). */
+export function spawnProvider(
+  home: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): ProviderClient {
+  if (!existsSync(resolve(ROOT, 'dist/cli/provider.js')))
+    throw new Error('dist/ is missing the provider: run `npm run -s build` first');
+  return ProviderClient.spawn([process.execPath, BIN, 'provider', ...args], {
+    env: { TABWRIGHT_HOME: home, TABWRIGHT_LOG: process.env.TABWRIGHT_LOG ?? 'warn', ...env },
+    cwd: ROOT,
+  });
+}

@@ -1,0 +1,366 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ProviderClient } from '../src/conformance/client.js';
+import { LineFramer } from '../src/doors/provider/framing.js';
+import { tempHome } from './helpers/engine.js';
+import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import { BIN, ROOT, spawnProvider } from './helpers/provider.js';
+
+const CORE = [
+  'provider.describe',
+  'provider.status',
+  'session.ensure',
+  'session.close',
+  'page.open',
+  'page.snapshot',
+  'page.click',
+  'page.type',
+  'page.wait',
+  'page.screenshot',
+];
+
+describe('line framing', () => {
+  it('splits lines across chunk boundaries, handles CRLF, skips blanks', () => {
+    const f = new LineFramer(100);
+    const text = '{"a":1}\r\n\n{"b":"é"}\n{"c":3}';
+    const bytes = Buffer.from(text);
+    const out: string[] = [];
+    for (let i = 0; i < bytes.length; i += 3) {
+      for (const e of f.push(bytes.subarray(i, i + 3))) if (e.kind === 'line') out.push(e.text);
+    }
+    for (const e of f.end()) if (e.kind === 'line') out.push(e.text);
+    assert.deepEqual(out, ['{"a":1}', '{"b":"é"}', '{"c":3}']);
+  });
+
+  it('reports an over-long line once and continues after its newline', () => {
+    const f = new LineFramer(10);
+    const ev = [
+      ...f.push(Buffer.from('0123456')),
+      ...f.push(Buffer.from('789abcdef')),
+      ...f.push(Buffer.from('xyz\nok\n')),
+    ];
+    assert.deepEqual(ev, [
+      { kind: 'overflow', bytes: 16 },
+      { kind: 'line', text: 'ok' },
+    ]);
+  });
+
+  it('fuzz: random chunkings give the same lines', () => {
+    let seed = 7;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const lines = Array.from({ length: 200 }, (_, i) =>
+      JSON.stringify({ i, s: 'x'.repeat(Math.floor(rnd() * 40)) }),
+    );
+    const bytes = Buffer.from(`${lines.join('\n')}\n`);
+    for (let round = 0; round < 20; round++) {
+      const f = new LineFramer(1000);
+      const got: string[] = [];
+      let i = 0;
+      while (i < bytes.length) {
+        const n = 1 + Math.floor(rnd() * 64);
+        for (const e of f.push(bytes.subarray(i, i + n))) if (e.kind === 'line') got.push(e.text);
+        i += n;
+      }
+      assert.deepEqual(got, lines);
+    }
+  });
+});
+
+describe('provider door over stdio', () => {
+  let home: ReturnType<typeof tempHome>;
+  let server: FixtureServer;
+  let p: ProviderClient;
+
+  before(async () => {
+    home = tempHome();
+    server = await startFixtureServer();
+    p = spawnProvider(home.dir);
+  });
+  after(async () => {
+    await p.close();
+    await server.close();
+    home.cleanup();
+  });
+
+  it('describe lists the core methods, schemas, features and honest custom methods', async () => {
+    const d = await p.call('provider.describe');
+    assert.equal(d.protocol_version, '0.1');
+    assert.equal(d.provider_id, 'tabwright');
+    assert.deepEqual(d.browser_families, ['chromium']);
+    assert.equal(d.transport, 'stdio-json');
+    assert.deepEqual([...d.capabilities.core_methods].sort(), [...CORE].sort());
+    for (const m of [
+      'page.go_back',
+      'page.eval',
+      'tab.list',
+      'download.wait',
+      'upload.set_files',
+      'console.list',
+    ])
+      assert.ok(d.capabilities.optional_methods.includes(m), m);
+    for (const f of ['element_refs', 'a11y_snapshot', 'full_page_screenshot', 'js_eval', 'file_upload'])
+      assert.ok(d.capabilities.features.includes(f), f);
+    for (const c of d.capabilities.custom_methods) {
+      assert.match(c.name, /^[a-z]+\.[a-z_.]+$/);
+      assert.ok(c.description && c.stability && c.input_schema && c.output_schema, c.name);
+    }
+    assert.ok(!d.capabilities.custom_methods.some((c: { name: string }) => c.name === 'cdp.send'));
+    const click = d.capabilities.input_schemas['page.click'];
+    assert.equal(click.type, 'object');
+    assert.ok(
+      click.properties.position && click.properties.element_ref && click.required.includes('session_id'),
+    );
+  });
+
+  it('status is coherent with a browser present', async () => {
+    const s = await p.call('provider.status');
+    assert.equal(s.availability, 'ready');
+    assert.equal(s.setup_state, 'complete');
+    assert.equal(s.browser_detected, true);
+    assert.equal(s.requires_manual_setup, false);
+    assert.deepEqual(s.manual_steps, []);
+    assert.equal(s.recommended_browser, 'chromium');
+    assert.ok(s.diagnostics.some((d: { code: string }) => d.code === 'browser_detected'));
+  });
+
+  it('bad input never kills the process', async () => {
+    let seen = p.orphans.length;
+    const nextOrphan = async () => {
+      const r = await p.nextOrphan(seen);
+      seen += 1;
+      assert.ok(r && !r.ok, 'an error envelope with id null');
+      return r as Extract<typeof r, { ok: false }>;
+    };
+    p.sendRaw('this is not json');
+    let r = await nextOrphan();
+    assert.equal(r.id, null);
+    assert.equal(r.error.code, 'invalid_request');
+    assert.equal(r.error.details.reason, 'invalid_json');
+
+    p.sendRaw('[1,2,3]');
+    assert.equal((await nextOrphan()).error.code, 'invalid_request');
+    p.sendRaw('{"protocol_version":"0.1","method":"provider.status"}');
+    r = await nextOrphan();
+    assert.equal(r.error.details.field, 'id');
+
+    // A line over 16 MiB: invalid_request, and the stream goes on.
+    p.sendRaw(Buffer.alloc(16 * 1024 * 1024 + 10, 'a'));
+    r = await nextOrphan();
+    assert.equal(r.error.code, 'invalid_request');
+    assert.equal(r.error.details.reason, 'line_too_long');
+
+    const wrongVersion = await p.request('provider.status', {}, { protocolVersion: '9.9' });
+    assert.ok(!wrongVersion.ok);
+    assert.equal(wrongVersion.error.code, 'invalid_request');
+    assert.deepEqual(wrongVersion.error.details.supported_versions, ['0.1']);
+
+    const unknown = await p.request('page.teleport', {});
+    assert.ok(!unknown.ok);
+    assert.equal(unknown.error.code, 'unsupported_method');
+    const raw = await p.request('cdp.send', { method: 'Page.crash' });
+    assert.ok(!raw.ok && raw.error.code === 'unsupported_method', 'cdp.send needs --allow-raw-cdp');
+
+    const missing = await p.request('page.open', { url: 'http://127.0.0.1/' });
+    assert.ok(!missing.ok);
+    assert.equal(missing.error.code, 'invalid_request');
+    assert.equal(missing.error.details.field, 'session_id');
+    assert.match(missing.error.message, /session_id/);
+
+    const mistyped = await p.request('page.wait', { session_id: 's', timeout_ms: 'soon' });
+    assert.ok(!mistyped.ok);
+    assert.equal(mistyped.error.details.field, 'timeout_ms');
+    const tooLong = await p.request('page.wait', { session_id: 's', timeout_ms: 60_001 });
+    assert.ok(!tooLong.ok && tooLong.error.details.field === 'timeout_ms');
+    const extra = await p.request('provider.status', { bogus: 1 });
+    assert.ok(!extra.ok && extra.error.code === 'invalid_request');
+    assert.match(extra.error.message, /bogus/);
+    const notObject = await p.request('provider.status', 'x' as never);
+    assert.ok(!notObject.ok && notObject.error.details.field === 'params');
+    const unknownSession = await p.request('page.snapshot', { session_id: 'sess_nope' });
+    assert.ok(!unknownSession.ok && unknownSession.error.code === 'session_not_found');
+
+    assert.deepEqual(p.badLines, []);
+    assert.ok(p.alive);
+    assert.equal((await p.call('provider.status')).availability, 'ready');
+  });
+
+  it('fuzz: random garbage lines each get an error envelope, nothing else', async () => {
+    let seed = 42;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const samples = [
+      '{',
+      '{}',
+      'null',
+      '"str"',
+      '{"id":{}}',
+      '{"id":1}',
+      '{"id":1,"protocol_version":0.1}',
+      '{"id":1,"protocol_version":"0.1"}',
+      '{"id":1,"protocol_version":"0.1","method":5}',
+      '{"id":true,"protocol_version":"0.1","method":"provider.status"}',
+      '{"id":"","protocol_version":"0.1","method":"provider.status"}',
+      '{"id":1.5,"protocol_version":"0.1","method":"provider.status"}',
+    ];
+    for (let i = 0; i < 20; i++) {
+      const bytes = Buffer.from(
+        Array.from({ length: 1 + Math.floor(rnd() * 80) }, () => 32 + Math.floor(rnd() * 95)),
+      );
+      samples.push(bytes.toString('latin1'));
+    }
+    const before = p.orphans.length;
+    const answered: number[] = [];
+    for (const s of samples) p.sendRaw(s);
+    const marker = await p.request('provider.status', {});
+    assert.ok(marker.ok);
+    // Garbage lines produce exactly one error each (with id null or the echoed id).
+    const deadline = Date.now() + 5000;
+    while (p.orphans.length - before < samples.length - 4 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    for (const o of p.orphans.slice(before)) {
+      assert.equal(o.ok, false);
+      if (!o.ok) answered.push(1);
+      if (!o.ok) assert.equal(o.error.code, 'invalid_request');
+    }
+    assert.ok(answered.length >= samples.length - 4, `${answered.length} of ${samples.length} answered`);
+    assert.deepEqual(p.badLines, []);
+    assert.ok(p.alive);
+  });
+
+  it('pipelining: replies match ids and come in any order; one page stays in order', async () => {
+    const s = await p.call('session.ensure', {});
+    const slow = p.request('page.open', { session_id: s.session_id, url: `${server.url}/slow?ms=1500` });
+    const snap = p.request('page.snapshot', { session_id: s.session_id });
+    const status = p.request('provider.status', {});
+    const order: string[] = [];
+    await Promise.all([
+      slow.then(() => order.push('open')),
+      snap.then(() => order.push('snapshot')),
+      status.then(() => order.push('status')),
+    ]);
+    assert.equal(order[0], 'status', 'status does not wait behind the page');
+    assert.deepEqual(order.slice(1), ['open', 'snapshot'], 'operations on one page run in arrival order');
+    const snapshot = await snap;
+    assert.ok(snapshot.ok);
+    assert.equal(snapshot.result.title, 'slow 1500');
+    // Duplicate id while the first is in flight.
+    const a = p.request(
+      'page.open',
+      { session_id: s.session_id, url: `${server.url}/slow?ms=500` },
+      { id: 'dup' },
+    );
+    const b = p.request('provider.status', {}, { id: 'dup' });
+    const first = await Promise.race([a, b]);
+    assert.ok(!first.ok && first.error.details.reason === 'duplicate_id');
+    await p.call('session.close', { session_id: s.session_id });
+  });
+
+  it('stdout carries only envelopes and the process exits when stdin ends', async () => {
+    const q = spawnProvider(home.dir);
+    await q.call('provider.status');
+    const code = await q.close();
+    assert.equal(code, 0);
+    assert.deepEqual(q.badLines, []);
+  });
+});
+
+describe('provider.status without a browser', () => {
+  it('is unavailable, setup required, with the install command; session.ensure says setup_required', async () => {
+    const home = tempHome();
+    const p = spawnProvider(home.dir, [], {
+      TABWRIGHT_BROWSER_PATHS: '/nonexistent/chromium',
+      TABWRIGHT_CHROMIUM: '',
+    });
+    try {
+      const s = await p.call('provider.status');
+      assert.equal(s.availability, 'unavailable');
+      assert.equal(s.setup_state, 'required');
+      assert.equal(s.browser_detected, false);
+      assert.equal(s.browser_running, false);
+      assert.equal(s.requires_manual_setup, true);
+      assert.ok(s.manual_steps.some((m: string) => /apt-get install -y chromium/.test(m)));
+      const d = s.diagnostics.find((x: { code: string }) => x.code === 'browser_missing');
+      assert.equal(d.level, 'error');
+      assert.ok(d.manual_steps.length > 0);
+      const r = await p.request('session.ensure', {});
+      assert.ok(!r.ok);
+      assert.equal(r.error.code, 'setup_required');
+      const guide = await p.call('provider.setup_guide');
+      assert.ok(guide.steps.length > 0);
+    } finally {
+      await p.close();
+      home.cleanup();
+    }
+  });
+});
+
+describe('provider door over a Unix socket', () => {
+  it('serves two clients at once on a 0600 socket', async () => {
+    const home = tempHome();
+    const sock = join(home.dir, 'provider.sock');
+    const child = spawn(process.execPath, [BIN, 'provider', '--socket', sock], {
+      cwd: ROOT,
+      env: { ...process.env, TABWRIGHT_HOME: home.dir, TABWRIGHT_LOG: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    const server = await startFixtureServer();
+    try {
+      const t0 = Date.now();
+      for (;;) {
+        try {
+          if (statSync(sock).isSocket()) break;
+        } catch {}
+        if (Date.now() - t0 > 45_000) throw new Error('socket did not appear');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(statSync(sock).mode & 0o777, 0o600);
+      const a = await ProviderClient.connect(sock);
+      const b = await ProviderClient.connect(sock);
+      const da = await a.call('provider.describe');
+      assert.equal(da.transport, 'unix-socket-json');
+      const [sa, sb] = await Promise.all([
+        a.call('session.ensure', { events: true }),
+        b.call('session.ensure', {}),
+      ]);
+      assert.notEqual(sa.session_id, sb.session_id);
+      const [oa, ob] = await Promise.all([
+        a.call('page.open', { session_id: sa.session_id, url: `${server.url}/fixtures/provider/index.html` }),
+        b.call('page.open', {
+          session_id: sb.session_id,
+          url: `${server.url}/fixtures/provider/second.html`,
+        }),
+      ]);
+      assert.equal(oa.title, 'Provider test');
+      assert.equal(ob.title, 'Second');
+      // A session is a process-wide handle: b can read a's session.
+      const tabs = await b.call('tab.list', { session_id: sa.session_id });
+      assert.equal(tabs.tabs[0].title, 'Provider test');
+      // Events go only to the connection that asked.
+      const ev = await a.waitEvent((e) => e.event === 'page.navigated', 5000);
+      assert.ok(ev);
+      assert.equal(b.events.length, 0);
+      await a.call('session.close', { session_id: sa.session_id });
+      await b.call('session.close', { session_id: sb.session_id });
+      await a.close();
+      await b.close();
+      assert.equal(stdout, '');
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      await server.close();
+      home.cleanup();
+    }
+  });
+});
