@@ -144,7 +144,10 @@ async function fidelity(
   const ax = new Map<number, { role: string; name: string }>();
   for (const n of nodes)
     if (n.backendDOMNodeId && !n.ignored)
-      ax.set(n.backendDOMNodeId, { role: CHROMIUM_ROLE[n.role?.value ?? ''] ?? n.role?.value ?? '', name: norm(n.name?.value ?? '') });
+      ax.set(n.backendDOMNodeId, {
+        role: CHROMIUM_ROLE[n.role?.value ?? ''] ?? n.role?.value ?? '',
+        name: norm(n.name?.value ?? ''),
+      });
   const doc = (await cdp.send('DOM.getDocument', { depth: 0 })) as { root: { nodeId: number } };
   const { nodeIds } = (await cdp.send('DOM.querySelectorAll', {
     nodeId: doc.root.nodeId,
