@@ -15,7 +15,7 @@ const home = tempHome();
 before(async () => {
   server = await startFixtureServer();
   engine = newEngine(home.dir);
-  session = await engine.startSession();
+  session = await engine.startSession({}, { timeoutMs: 30_000 });
 });
 
 after(async () => {

@@ -30,7 +30,11 @@ const attackUrl = (file: string) =>
 before(async () => {
   server = await startFixtureServer();
   engine = newEngine(home.dir);
-  strict = await engine.startSession({ policy: { allowed_origins: [server.url], subresources: 'block' } });
+  // The first session launches the browser: allow for a slow machine.
+  strict = await engine.startSession(
+    { policy: { allowed_origins: [server.url], subresources: 'block' } },
+    { timeoutMs: 30_000 },
+  );
 });
 
 after(async () => {
