@@ -68,6 +68,24 @@ export interface BackendContext {
    */
   setRequestFilter(filter: RequestFilter | null, options?: RequestFilterOptions): Promise<void>;
   readonly cookieJar: BackendCookieJar;
+  /**
+   * Aborts or answers (mock) the context's requests matching a Playwright-native
+   * glob. Composes with the request filter: a request the filter blocks is
+   * never answered by a mock (the route falls back to the filter).
+   */
+  addRoute(spec: BackendRoute): Promise<void>;
+  /** Removes the routes of one pattern, or all routes added with addRoute. */
+  removeRoutes(pattern?: string): Promise<void>;
+}
+
+/** One route of a context (abort or mock). */
+export interface BackendRoute {
+  /** Playwright-native glob: `*` does not cross "/", `**` does. */
+  pattern: string;
+  action: 'abort' | 'mock';
+  status: number;
+  contentType: string;
+  body: string;
 }
 
 export interface RequestFilterOptions {

@@ -16,6 +16,7 @@ import { NetworkLog } from './network-log.js';
 import { type BlockedRequest, NetworkPolicy } from './network-policy.js';
 import { Page, type PageInfo } from './page.js';
 import type { OriginPolicy } from './policy.js';
+import { SessionRoutes } from './routes.js';
 import type { Cookie } from './storage.js';
 
 export type SessionKind = 'ephemeral' | 'persistent' | 'attach' | 'remote';
@@ -76,6 +77,8 @@ export class Session {
   readonly downloads: SessionDownloads;
   /** Every request of the session's pages, with xhr/fetch bodies (see network-log.ts). */
   readonly requests: NetworkLog;
+  /** Abort / mock routes of the session's context (see routes.ts). */
+  readonly routes: SessionRoutes;
   /** How JavaScript dialogs are answered; see dialogs.ts for the default. */
   dialogPolicy: DialogPolicy = DEFAULT_DIALOG_POLICY;
 
@@ -94,6 +97,7 @@ export class Session {
       parts.downloadsDir ?? join(tmpdir(), 'tabwright-downloads', parts.id),
     );
     this.requests = new NetworkLog(parts.networkRecording ?? true);
+    this.routes = new SessionRoutes(parts.context);
     parts.browser.onDisconnected(() => this.markBrowserGone());
     parts.context.onPage((bp) => {
       void this.adopt(bp);

@@ -5,6 +5,7 @@ import type {
   BackendContext,
   BackendCookieJar,
   BackendPage,
+  BackendRoute,
   FilteredRequest,
   RequestFilter,
   RequestFilterOptions,
@@ -150,6 +151,54 @@ export class ChromiumContext implements BackendContext {
 
   private filter: RequestFilter | null = null;
   private routed = false;
+  /** Routes added with addRoute, by pattern (their Playwright handlers, for unroute). */
+  private readonly userRoutes = new Map<string, ((route: Route) => Promise<void>)[]>();
+
+  async addRoute(spec: BackendRoute): Promise<void> {
+    const handler = async (route: Route): Promise<void> => {
+      const req = route.request();
+      if (spec.action === 'abort') {
+        await route.abort('blockedbyclient').catch(() => {});
+        return;
+      }
+      // A mock never answers a request the origin policy would refuse: the policy's own route decides.
+      if (this.filter) {
+        let frame: Frame | null = null;
+        try {
+          frame = req.frame();
+        } catch {}
+        const verdict = this.verdict({
+          url: req.url(),
+          method: req.method(),
+          resourceType: req.resourceType(),
+          isNavigation: req.isNavigationRequest(),
+          isMainFrame: !frame || frame.parentFrame() === null,
+          isRedirect: req.redirectedFrom() !== null,
+          isNewWindow: req.isNavigationRequest() && !frame,
+          page: null,
+        });
+        if (verdict === 'block') {
+          await route.fallback().catch(() => {});
+          return;
+        }
+      }
+      await route
+        .fulfill({ status: spec.status, contentType: spec.contentType, body: spec.body })
+        .catch(() => {});
+    };
+    const list = this.userRoutes.get(spec.pattern) ?? [];
+    list.push(handler);
+    this.userRoutes.set(spec.pattern, list);
+    await this.pw.route(spec.pattern, handler);
+  }
+
+  async removeRoutes(pattern?: string): Promise<void> {
+    const patterns = pattern === undefined ? [...this.userRoutes.keys()] : [pattern];
+    for (const p of patterns) {
+      for (const h of this.userRoutes.get(p) ?? []) await this.pw.unroute(p, h).catch(() => {});
+      this.userRoutes.delete(p);
+    }
+  }
   private readonly redirectGates = new WeakMap<Page, Promise<void>>();
 
   private webSocketsRouted = false;
