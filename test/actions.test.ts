@@ -399,3 +399,24 @@ describe('origin policy before dispatch', () => {
     await engine.closeSession(s.id);
   });
 });
+
+describe('held dialogs', () => {
+  test('an action is refused while a held dialog blocks the page, and works once it is answered', async () => {
+    const s = await engine.startSession();
+    s.setDialogPolicy('hold');
+    const p = s.page();
+    await p.open(`${server.url}/fixtures/actions/form.html`);
+    const r = await p.act({ selector: '#alert' }, { action: 'click' });
+    assert.equal(r.dialog?.type, 'alert');
+    assert.ok(r.warnings.some((w) => /held/.test(w)));
+    const err = await rejectsWith(p.act({ selector: '#change' }, { action: 'click' }), 'not_ready');
+    assert.equal(err.details.reason, 'dialog_open');
+    await p.handleDialog({ accept: true });
+    await p.act({ selector: '#change' }, { action: 'click' });
+    assert.equal(
+      await p.evaluate('test', () => document.getElementById('status')!.textContent, null),
+      'clicked 1',
+    );
+    await engine.closeSession(s.id);
+  });
+});

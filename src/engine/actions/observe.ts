@@ -12,6 +12,8 @@ import type { Fingerprint } from './injected/probe.js';
  */
 export const QUIET_MS = 30;
 export const DEFAULT_OBSERVE_CAP_MS = 500;
+/** How long a popup or download that the action visibly started may take to arrive. */
+export const EXPECTED_ARRIVAL_MS = 3000;
 
 /** Reads the fingerprint of a frame, bounded so a held dialog or a busy page cannot stall the receipt. */
 export async function readFingerprint(
@@ -119,7 +121,9 @@ export async function settle(
     }
     // A popup or download the action started arrives outside this document: wait for it, up to the cap.
     if (expectPopup || expectDownload) {
-      while (Date.now() - started < capMs && !page.closed) {
+      // Something is known to be on its way: wait for it past the cap (it is not a guess), bounded.
+      const until = started + Math.max(capMs, EXPECTED_ARRIVAL_MS);
+      while (Date.now() < until && d.remaining() > 300 && !page.closed) {
         if ((!expectPopup || arrived.popup()) && (!expectDownload || arrived.download())) break;
         await new Promise((r) => setTimeout(r, 10));
       }

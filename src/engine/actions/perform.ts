@@ -117,6 +117,8 @@ async function run(
   d: Deadline,
   verifyChecks: Check[] | undefined,
 ): Promise<Receipt> {
+  // A held dialog blocks the page's scripts: nothing could be guarded or observed.
+  page.dialogs.assertNoneHeld(`page.${spec.action}`);
   assertAllowed(page);
   const mainFrame = page.backend.frames()[0]!;
   const resolved: ResolvedTarget | undefined = target ? await resolveTarget(page, target, d) : undefined;
@@ -164,8 +166,22 @@ async function run(
   let status: Receipt['status'] = 'executed';
   let verified: boolean | null = null;
   let noDispatchNote: string | undefined;
+  // A dialog held for the caller blocks the page: input that opened it never "returns". Treat the
+  // dialog opening as the end of dispatch; the rest of the input call completes once it is answered.
+  let heldDialog = false;
+  let stopWatching = () => {};
+  const dialogHeld = new Promise<void>((resolve) => {
+    stopWatching = page.dialogs.onOpened((rec) => {
+      if (rec.state === 'pending') {
+        heldDialog = true;
+        resolve();
+      }
+    });
+  });
   try {
-    const r = await dispatch(page, el, spec, point, dragTo, valueBefore, focused, d);
+    const dispatching = dispatch(page, el, spec, point, dragTo, valueBefore, focused, d);
+    dispatching.catch(() => {});
+    const r = await Promise.race([dispatching, dialogHeld.then(() => ({ verified: null, note: undefined }))]);
     verified = r.verified;
     noDispatchNote = r.note;
   } catch (err) {
@@ -180,30 +196,41 @@ async function run(
     );
   }
 
-  // Observe: the adaptive window, then the state after.
+  stopWatching();
+  // Observe: the adaptive window, then the state after (nothing can be read while a dialog is held).
   const capMs = Math.max(0, Math.min(opts.observe_ms ?? DEFAULT_OBSERVE_CAP_MS, 5000));
-  const win = await settle(
-    page,
-    observedFrame,
-    capMs,
-    d,
-    () => pendingRequests(page),
-    el && valueKind ? { doc: el.doc, id: el.id } : undefined,
-    valueKind,
-    frameBefore?.url,
-    {
-      popup: () => page.session.pages().some((p) => !pagesBefore.has(p.id)),
-      download: () => page.session.downloads.lastSeq > marks.downloadSeq,
-    },
-  );
-  const frameAfter = win.fingerprint ?? (await readFingerprint(observedFrame, d));
-  const after = observedFrame === mainFrame ? frameAfter : await readFingerprint(mainFrame, d);
+  const win = heldDialog
+    ? {
+        windowMs: 0,
+        quiet: false,
+        mutations: 0,
+        documentReplaced: false,
+        fingerprint: null,
+        value: null,
+        targetGone: false,
+      }
+    : await settle(
+        page,
+        observedFrame,
+        capMs,
+        d,
+        () => pendingRequests(page),
+        el && valueKind ? { doc: el.doc, id: el.id } : undefined,
+        valueKind,
+        frameBefore?.url,
+        {
+          popup: () => page.session.pages().some((p) => !pagesBefore.has(p.id)),
+          download: () => page.session.downloads.lastSeq > marks.downloadSeq,
+        },
+      );
+  const frameAfter = heldDialog ? null : (win.fingerprint ?? (await readFingerprint(observedFrame, d)));
+  const after = heldDialog || observedFrame === mainFrame ? frameAfter : await readFingerprint(mainFrame, d);
   const signals = signalsSince(page, marks);
   const pagesAfter = page.session.pages();
   const newPages = pagesAfter
     .filter((p) => !pagesBefore.has(p.id))
     .map((p) => ({ page_id: p.id, url: p.url() }));
-  if (frameBefore === null || frameAfter === null) {
+  if (!heldDialog && (frameBefore === null || frameAfter === null)) {
     warnings.push(
       'The page could not be fully read around the action; change_status is based on what could be read.',
     );
@@ -237,7 +264,11 @@ async function run(
     : spec.action === 'click' && spec.synthetic
       ? 'synthetic'
       : 'trusted';
-  if (opts.verify && verifyChecks) {
+  if (heldDialog && (opts.verify || opts.snapshot_diff)) {
+    receipt.warnings.push(
+      'Not verified and no snapshot diff: the held dialog blocks the page until it is answered.',
+    );
+  } else if (opts.verify && verifyChecks) {
     const vd = Deadline.from({ timeoutMs: Math.max(1, d.remaining() - 150) });
     const t0 = Date.now();
     try {
@@ -250,7 +281,7 @@ async function run(
       receipt.verification = { satisfied: false, waited_ms: Date.now() - t0, failed: err.details.conditions };
     }
   }
-  if (opts.snapshot_diff) {
+  if (opts.snapshot_diff && !heldDialog) {
     try {
       receipt.diff = (await takeSnapshot(page, { diff: true }, d)).text;
     } catch (err) {
@@ -389,7 +420,7 @@ async function dispatch(
           ? spec.pages * m0.height * 0.9
           : (spec.dy ?? (spec.dx ? 0 : m0.height * 0.9));
       await input.wheel(point ?? { x: m0.width / 2, y: m0.height / 2 }, spec.dx ?? 0, dy);
-      const until = Date.now() + Math.min(500, Math.max(0, d.remaining() - 200));
+      const until = Date.now() + Math.min(2000, Math.max(0, d.remaining() - 200));
       for (;;) {
         const m = await metrics();
         if (m.top !== m0.top || m.left !== m0.left) return { verified: true };
