@@ -14,7 +14,7 @@ const home = tempHome();
 before(async () => {
   server = await startFixtureServer();
   engine = newEngine(home.dir);
-  session = await engine.startSession();
+  session = await engine.startSession({}, { timeoutMs: 30_000 });
 });
 
 after(async () => {
@@ -104,6 +104,16 @@ describe('page model', () => {
     );
     assert.match(s.text, /row \(header\): Item \| Price/);
     assert.match(s.text, /row: Apple \| 1\.20/);
+    // A display:none radio is reachable through its label, which stands in with the radio's state.
+    const hiddenRadio = byName(s, 'radio', 'Hidden radio plan');
+    assert.equal(hiddenRadio.tag, 'label');
+    assert.equal(hiddenRadio.states?.checked, true);
+    assert.equal(hiddenRadio.actionable, true);
+    // A visually hidden checkbox stays actionable through its visible label.
+    assert.equal(byName(s, 'checkbox', 'Visually hidden checkbox').actionable, true);
+    // aria-owns moves the owned element under its owner.
+    const owner = byName(s, 'listbox', 'Owner');
+    assert.ok(owner.children.some((c) => c.role === 'option' && c.name === 'Owned option'));
     const editable = find(s, (n) => n.role === 'textbox' && n.tag === 'div');
     assert.equal(editable?.text, 'Editable area');
     // Selector hints and the flat list.
