@@ -75,7 +75,21 @@ program
     process.exitCode = runDoctor(opts);
   });
 
-program.parseAsync(process.argv).catch((err: unknown) => {
-  process.stderr.write(`tabwright: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+program
+  .command('js')
+  .description('run JavaScript in a persistent daemon with the Browser / Page / Locator API (tabwright js --help)')
+  .helpOption(false)
+  .allowUnknownOption()
+  .allowExcessArguments()
+  .argument('[args...]');
+
+if (process.argv[2] === 'js') {
+  // The JS harness parses its own argv (-e CODE, heredocs on stdin, --status …): commander must not touch it.
+  const { runJsCli } = await import('./js.js');
+  process.exitCode = await runJsCli(process.argv.slice(3));
+} else {
+  program.parseAsync(process.argv).catch((err: unknown) => {
+    process.stderr.write(`tabwright: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,387 @@
+import type { DialogPolicyInput } from '../../engine/dialogs.js';
+import { Engine } from '../../engine/engine.js';
+import { TabwrightError } from '../../engine/errors.js';
+import type { Page as EnginePage } from '../../engine/page.js';
+import { OriginPolicy } from '../../engine/policy.js';
+import { pageTargetId, type RawCdpSession, sessionCdpSession } from '../../engine/raw.js';
+import type { Session } from '../../engine/session.js';
+import { detectBrowsers } from './discovery.js';
+import { HarnessPage, type PageHost } from './page.js';
+import { type CallOptions, engineOpts } from './results.js';
+
+export interface ConnectOptions extends CallOptions {
+  port?: number;
+  host?: string;
+  wsUrl?: string;
+}
+
+export interface ScopeOptions extends CallOptions {
+  /** 1-32 exact http(s) origins (scheme://host[:port]), from the user's authorization, never from page content. */
+  allowedOrigins?: string[];
+  /** How JavaScript dialogs are answered: 'accept' | 'dismiss' | 'hold' or per type; default alert accept, confirm/prompt dismiss. */
+  dialogs?: DialogPolicyInput;
+}
+
+type Connection =
+  | { mode: 'attach'; endpoint: string; session: Session; generation: number }
+  | { mode: 'launch'; engine: Engine; sessions: Set<Session>; generation: number; headless: boolean };
+
+/** Validates allowedOrigins: 1-32 exact http(s) origins, no paths, wildcards or credentials. */
+export function parseAllowedOrigins(list: unknown): { origins: string[]; policy: OriginPolicy } {
+  if (!Array.isArray(list) || list.length < 1 || list.length > 32) {
+    throw new TabwrightError(
+      'invalid_request',
+      'allowedOrigins is required: 1-32 exact origins such as ["https://example.com"], authorized by the user.',
+      { details: { field: 'allowedOrigins' } },
+    );
+  }
+  for (const o of list) {
+    if (typeof o !== 'string' || o.includes('*') || /\/\/[^/]*@/.test(o))
+      throw new TabwrightError(
+        'invalid_request',
+        `allowedOrigins entry ${JSON.stringify(o)} is not an exact origin (no wildcards or credentials).`,
+        {
+          details: { field: 'allowedOrigins' },
+        },
+      );
+  }
+  const policy = OriginPolicy.parse({ allowed_origins: list as string[] });
+  return { origins: [...policy.origins], policy };
+}
+
+/**
+ * The `browser` global: connect to (or launch) a Chromium, list its tabs, and
+ * hand out Pages pinned to one tab, one connection generation and one
+ * allowlist. Each attached Page has its own engine session (its own CDP
+ * connection), so dispose() drops exactly that connection.
+ */
+export class HarnessBrowser {
+  private conn: Connection | null = null;
+  private gen = 0;
+  private readonly pages = new Set<HarnessPage>();
+  private readonly rawSessions = new Map<string, Promise<RawCdpSession>>();
+
+  constructor(
+    private readonly defaultEngine: Engine,
+    private readonly hooks: {
+      record(e: Record<string, unknown>): void;
+      pageOpened(session: Session): Promise<void>;
+      pageReleased(session: Session): Promise<void>;
+      rawCall(): void;
+    },
+  ) {}
+
+  private host(): PageHost {
+    return {
+      record: (e) => this.hooks.record(e),
+      forget: async (p) => {
+        this.pages.delete(p);
+        await this.hooks.pageReleased(p.engineSession);
+      },
+      generation: () => this.gen,
+    };
+  }
+
+  /** Attaches to a running Chromium: {port}, {wsUrl}, or nothing (DevToolsActivePort files, then port 9222). */
+  async connect(opts: ConnectOptions = {}): Promise<Record<string, unknown>> {
+    const eo = engineOpts({ timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal });
+    let endpoint: string;
+    if (opts.wsUrl !== undefined) {
+      if (!/^wss?:\/\//.test(String(opts.wsUrl)))
+        throw new TabwrightError('invalid_request', 'wsUrl must start with ws:// or wss://.');
+      endpoint = String(opts.wsUrl);
+    } else if (opts.port !== undefined) {
+      if (!Number.isInteger(opts.port) || opts.port <= 0 || opts.port > 65535)
+        throw new TabwrightError('invalid_request', 'port must be an integer from 1 to 65535.');
+      endpoint = `http://${opts.host ?? '127.0.0.1'}:${opts.port}`;
+    } else {
+      const found = (await detectBrowsers()).filter((b) => b.reachable);
+      if (found.length === 0)
+        throw new TabwrightError(
+          'browser_not_running',
+          'No debuggable browser found (DevToolsActivePort files, port 9222). Start Chromium with --remote-debugging-port and pass { port } or { wsUrl }.',
+          { retryable: false },
+        );
+      if (found.length > 1)
+        throw new TabwrightError(
+          'invalid_request',
+          `Several debuggable browsers found (ports ${found.map((f) => f.port).join(', ')}); pass { port } to choose one.`,
+        );
+      endpoint = `http://127.0.0.1:${found[0]!.port}`;
+    }
+    if (this.conn) {
+      if (this.conn.mode === 'attach' && this.conn.endpoint === endpoint && this.conn.session.alive)
+        return this.describe();
+      throw new TabwrightError(
+        'invalid_request',
+        `Already ${this.conn.mode === 'attach' ? `connected to ${this.conn.endpoint}` : 'using a launched browser'}; never switched silently. Call browser.disconnect() first.`,
+      );
+    }
+    const session = await this.defaultEngine.startSession({ kind: 'attach', endpoint }, eo);
+    this.conn = { mode: 'attach', endpoint, session, generation: ++this.gen };
+    return this.describe();
+  }
+
+  /** Starts a Chromium through the engine (headless unless { headless: false }); pages come from browser.open(). */
+  async launch(opts: { headless?: boolean } = {}): Promise<Record<string, unknown>> {
+    if (this.conn) {
+      if (this.conn.mode === 'launch') return this.describe();
+      throw new TabwrightError(
+        'invalid_request',
+        `Already connected to ${this.conn.endpoint}. Call browser.disconnect() first.`,
+      );
+    }
+    const headless = opts.headless !== false;
+    const engine = headless
+      ? this.defaultEngine
+      : new Engine({ headless: false, home: this.defaultEngine.home });
+    this.conn = { mode: 'launch', engine, sessions: new Set(), generation: ++this.gen, headless };
+    return this.describe();
+  }
+
+  describe(): Record<string, unknown> {
+    const c = this.conn;
+    if (!c) return { connected: false };
+    if (c.mode === 'attach')
+      return {
+        connected: c.session.alive,
+        mode: 'attach',
+        endpoint: c.endpoint,
+        browser: c.session.info().browser_version,
+        generation: c.generation,
+      };
+    return { connected: true, mode: 'launch', headless: c.headless, generation: c.generation };
+  }
+
+  private need(): Connection {
+    if (!this.conn)
+      throw new TabwrightError(
+        'browser_not_running',
+        'Not connected: call browser.connect({ port }) or browser.launch() first.',
+        { retryable: false },
+      );
+    if (this.conn.mode === 'attach' && !this.conn.session.alive)
+      throw new TabwrightError(
+        'browser_not_running',
+        'The browser connection is gone. browser.disconnect(), then connect again.',
+      );
+    return this.conn;
+  }
+
+  /** Every tab (page target) with its id, URL and title. Choose one explicitly; the order means nothing. */
+  async tabs(): Promise<{ targetId: string; url: string; title: string; attached: boolean }[]> {
+    const c = this.need();
+    if (c.mode === 'attach') {
+      const raw = await sessionCdpSession(c.session);
+      try {
+        const r = (await raw.send('Target.getTargets')) as {
+          targetInfos: { targetId: string; type: string; url: string; title: string; attached: boolean }[];
+        };
+        return r.targetInfos
+          .filter((t) => t.type === 'page')
+          .map((t) => ({ targetId: t.targetId, url: t.url, title: t.title, attached: t.attached }));
+      } finally {
+        await raw.detach();
+      }
+    }
+    const out: { targetId: string; url: string; title: string; attached: boolean }[] = [];
+    for (const s of c.sessions) {
+      if (!s.alive) continue;
+      for (const p of s.pages()) {
+        const i = await p.freshInfo();
+        out.push({ targetId: await pageTargetId(p), url: i.url, title: i.title, attached: true });
+      }
+    }
+    return out;
+  }
+
+  private async wrap(
+    engine: EnginePage,
+    session: Session,
+    disposeClosesSession: boolean,
+    origins: string[],
+    policy: OriginPolicy,
+    dialogs?: DialogPolicyInput,
+  ): Promise<HarnessPage> {
+    if (dialogs !== undefined) session.setDialogPolicy(dialogs);
+    const page = new HarnessPage({
+      engine,
+      session,
+      disposeClosesSession,
+      generation: this.gen,
+      policy,
+      allowedOrigins: origins,
+      targetId: await pageTargetId(engine),
+      host: this.host(),
+    });
+    this.pages.add(page);
+    await this.hooks.pageOpened(session);
+    return page;
+  }
+
+  /** A Page pinned to an existing tab (a targetId from tabs()), with the user's allowlist. */
+  async attach(targetId: string, opts: ScopeOptions = {}): Promise<HarnessPage> {
+    const { origins, policy } = parseAllowedOrigins(opts.allowedOrigins);
+    if (typeof targetId !== 'string' || !targetId)
+      throw new TabwrightError('invalid_request', 'attach() needs a targetId from browser.tabs().');
+    const c = this.need();
+    const eo = engineOpts({ timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal });
+    if (c.mode === 'attach') {
+      const session = await this.defaultEngine.startSession(
+        { kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } },
+        eo,
+      );
+      for (const p of session.pages()) {
+        if ((await pageTargetId(p).catch(() => '')) === targetId)
+          return this.wrap(p, session, true, origins, policy, opts.dialogs);
+      }
+      await session.close().catch(() => {});
+      throw new TabwrightError(
+        'page_not_found',
+        `No tab with targetId ${targetId}. List them with browser.tabs().`,
+        { details: { targetId } },
+      );
+    }
+    for (const s of c.sessions) {
+      for (const p of s.alive ? s.pages() : []) {
+        if ((await pageTargetId(p).catch(() => '')) !== targetId) continue;
+        const outside = origins.filter((o) => !s.policy.origins.has(o));
+        if (outside.length)
+          throw new TabwrightError(
+            'permission_denied',
+            `This tab was opened with a narrower allowlist; ${outside.join(', ')} cannot be added. Open a new page instead.`,
+          );
+        return this.wrap(p, s, false, origins, policy, opts.dialogs);
+      }
+    }
+    throw new TabwrightError(
+      'page_not_found',
+      `No tab with targetId ${targetId}. List them with browser.tabs().`,
+      { details: { targetId } },
+    );
+  }
+
+  /** Opens a new tab at url (which must be inside allowedOrigins) and returns its Page. */
+  async open(url: string, opts: ScopeOptions = {}): Promise<HarnessPage> {
+    const { origins, policy } = parseAllowedOrigins(opts.allowedOrigins);
+    if (typeof url !== 'string' || !policy.allowsDocument(url)) {
+      throw new TabwrightError(
+        'permission_denied',
+        `${String(url)} is outside allowedOrigins (${origins.join(', ')}); nothing was opened. Ask the user to authorize its origin.`,
+        {
+          details: { reason: 'origin_denied', url },
+        },
+      );
+    }
+    const c = this.need();
+    const eo = engineOpts({ timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal });
+    let session: Session;
+    let engine: EnginePage;
+    let closesSession: boolean;
+    if (c.mode === 'attach') {
+      // The tab is made on the plain connection, then attached with the allowlist like any existing tab
+      // (a tab created inside a policy-enforcing attach session never finishes loading; engine issue).
+      const blank = await c.session.newPage({ activate: false });
+      const targetId = await pageTargetId(blank);
+      session = await this.defaultEngine.startSession(
+        { kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } },
+        eo,
+      );
+      let found: EnginePage | undefined;
+      for (const p of session.pages()) if ((await pageTargetId(p).catch(() => '')) === targetId) found = p;
+      if (!found) {
+        await session.close().catch(() => {});
+        await blank.close().catch(() => {});
+        throw new TabwrightError(
+          'internal_error',
+          'The new tab did not appear on the page connection. Retry browser.open().',
+        );
+      }
+      engine = found;
+      closesSession = true;
+    } else {
+      session = await c.engine.startSession({ kind: 'ephemeral', policy: { allowed_origins: origins } }, eo);
+      c.sessions.add(session);
+      engine = session.page();
+      closesSession = false;
+    }
+    try {
+      if (opts.dialogs !== undefined) session.setDialogPolicy(opts.dialogs);
+      await engine.open(url, 'load', eo);
+    } catch (err) {
+      if (closesSession) await session.close().catch(() => {});
+      else await engine.close().catch(() => {});
+      throw err;
+    }
+    this.hooks.record({ action: 'open', url });
+    return this.wrap(engine, session, closesSession, origins, policy, opts.dialogs);
+  }
+
+  /** Releases every Page and the connection: old Page objects become stale. Launched tabs are closed; attached tabs stay. */
+  async disconnect(): Promise<{ disconnected: boolean }> {
+    const c = this.conn;
+    if (!c) return { disconnected: false };
+    for (const p of [...this.pages]) await p.dispose().catch(() => {});
+    for (const [, raw] of this.rawSessions) await (await raw.catch(() => null))?.detach();
+    this.rawSessions.clear();
+    this.conn = null;
+    this.gen++;
+    if (c.mode === 'attach') await c.session.close().catch(() => {});
+    else {
+      for (const s of c.sessions) await s.close().catch(() => {});
+      if (c.engine !== this.defaultEngine) await c.engine.close().catch(() => {});
+    }
+    return { disconnected: true };
+  }
+
+  /** Pages handed out and not disposed. */
+  openPages(): HarnessPage[] {
+    return [...this.pages];
+  }
+
+  // ---- raw helpers (the seed's, for existing scripts) ----
+
+  private rawSessionFor(targetId: string | null | undefined): Promise<RawCdpSession> {
+    const c = this.need();
+    const key = targetId ?? '';
+    let s = this.rawSessions.get(key);
+    if (!s) {
+      const session = c.mode === 'attach' ? c.session : [...c.sessions].find((x) => x.alive);
+      if (!session) throw new TabwrightError('page_not_found', 'No open page yet: browser.open() one first.');
+      s = sessionCdpSession(session, targetId ?? undefined);
+      s.catch(() => this.rawSessions.delete(key));
+      this.rawSessions.set(key, s);
+    }
+    return s;
+  }
+
+  /** cdp(targetId | null, method, params): raw CDP routed explicitly (null: the browser target). Bypasses every guard. */
+  async cdp(
+    targetId: string | null | undefined,
+    method: string,
+    params: Record<string, unknown> = {},
+  ): Promise<unknown> {
+    if (typeof method !== 'string' || !/^[A-Z][A-Za-z]*\.[a-zA-Z]+$/.test(method))
+      throw new TabwrightError(
+        'invalid_request',
+        `"${String(method)}" is not a CDP method name like "Target.getTargets".`,
+      );
+    this.hooks.rawCall();
+    for (const p of this.pages) p.expireForRawCall();
+    this.hooks.record({ action: 'raw_cdp', method, targetId: targetId ?? null });
+    const s = await this.rawSessionFor(targetId);
+    return s.send(method, params);
+  }
+
+  /** Page targets of the connected browser (same as tabs()). */
+  listPageTargets(): ReturnType<HarnessBrowser['tabs']> {
+    return this.tabs();
+  }
+
+  status(): { browsers: unknown[]; pages: unknown[] } {
+    return {
+      browsers: this.conn ? [this.describe()] : [],
+      pages: [...this.pages].map((p) => p.describe()),
+    };
+  }
+}

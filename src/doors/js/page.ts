@@ -1,0 +1,647 @@
+import { resolveTarget } from '../../engine/actions/resolve.js';
+import type { ActionSpec, Receipt, Target } from '../../engine/actions/types.js';
+import { Deadline } from '../../engine/deadline.js';
+import { TabwrightError } from '../../engine/errors.js';
+import type { Page as EnginePage } from '../../engine/page.js';
+import type { OriginPolicy } from '../../engine/policy.js';
+import { pageCdpSession, type RawCdpSession } from '../../engine/raw.js';
+import type { Session } from '../../engine/session.js';
+import type { SnapshotNode } from '../../snapshot/index.js';
+import {
+  type ClickOptions,
+  type FillOptions,
+  Locator,
+  type LocatorHost,
+  type LocatorSpec,
+  PRESS_KEYS,
+  type VerifyPredicate,
+} from './locator.js';
+import {
+  type IssuedObservation,
+  issue,
+  OBSERVE_DEFAULT,
+  OBSERVE_MAX,
+  type Observation,
+  type Operation,
+  project,
+} from './observe.js';
+import { RefTokens, TOKEN_PATTERN } from './refs.js';
+import { type ActionResult, type CallOptions, engineOpts, rest, result, resultFromError } from './results.js';
+import { sensitiveReason } from './sensitive.js';
+import { PageSignals } from './signals.js';
+import { SNAPSHOT_LIMITS, type SnapshotOptions, type SnapshotView, takeView } from './snapshot-view.js';
+
+/** What a Page needs from the harness: recording and bookkeeping. */
+export interface PageHost {
+  record(event: Record<string, unknown>): void;
+  forget(page: HarnessPage): Promise<void>;
+  /** The connection generation now: a Page of an older one is stale. */
+  generation(): number;
+}
+
+export interface PageParts {
+  engine: EnginePage;
+  session: Session;
+  /** Closing the session on dispose disconnects only this page's connection (attach), leaving the tab. */
+  disposeClosesSession: boolean;
+  generation: number;
+  policy: OriginPolicy;
+  allowedOrigins: string[];
+  targetId: string;
+  host: PageHost;
+}
+
+type LocatorOp = 'click' | 'fill' | 'press' | 'selectOption' | 'scrollIntoView';
+
+/**
+ * A Page of the harness: pinned to one tab (engine Page) and one connection
+ * generation, with its own origin allowlist. Every method maps onto engine
+ * calls; results use the door's {status, reason, verified, snapshot} shape.
+ */
+export class HarnessPage implements LocatorHost {
+  readonly targetId: string;
+  readonly allowedOrigins: readonly string[];
+  private readonly engine: EnginePage;
+  private readonly session: Session;
+  private readonly host: PageHost;
+  private readonly generationAtOpen: number;
+  private readonly disposeClosesSession: boolean;
+  private readonly policy: OriginPolicy;
+  private readonly tokens = new RefTokens();
+  private readonly signalLog: PageSignals;
+  private observation: IssuedObservation | null = null;
+  private raw: Promise<RawCdpSession> | null = null;
+  private disposed = false;
+  private lastDocUrl: string;
+
+  constructor(parts: PageParts) {
+    this.engine = parts.engine;
+    this.session = parts.session;
+    this.host = parts.host;
+    this.generationAtOpen = parts.generation;
+    this.disposeClosesSession = parts.disposeClosesSession;
+    this.policy = parts.policy;
+    this.allowedOrigins = Object.freeze([...parts.allowedOrigins]);
+    this.targetId = parts.targetId;
+    this.signalLog = new PageSignals(parts.engine);
+    this.lastDocUrl = parts.engine.url();
+  }
+
+  /** For status: a short description. */
+  describe(): Record<string, unknown> {
+    return {
+      targetId: this.targetId,
+      url: this.engine.closed ? null : this.engine.url(),
+      allowedOrigins: this.allowedOrigins,
+      generation: this.generationAtOpen,
+      closed: this.engine.closed,
+    };
+  }
+
+  get engineSession(): Session {
+    return this.session;
+  }
+
+  private assertNotDisposed(): void {
+    if (this.disposed) {
+      throw new Error(
+        'This Page was disposed (or its tab closed). Get a new one with browser.attach(targetId, {allowedOrigins}) or browser.open(url, {allowedOrigins}).',
+      );
+    }
+  }
+
+  /** null when usable, else why the page cannot be used (as a stale result). */
+  private staleness(): ActionResult | null {
+    if (this.host.generation() !== this.generationAtOpen || !this.session.alive)
+      return result('stale', 'connection_changed', {
+        message: 'The browser connection this Page was pinned to is gone. Connect and attach again.',
+      });
+    if (this.engine.closed) return result('stale', 'page_closed', { message: 'The tab was closed.' });
+    return null;
+  }
+
+  private throwIfStale(): void {
+    const s = this.staleness();
+    if (s)
+      throw new TabwrightError('page_not_found', `${String(s.message)} (${s.reason})`, {
+        details: { reason: s.reason },
+      });
+  }
+
+  /** A document change expires refs (the engine also reports stale refs by identity). */
+  private checkDocument(): void {
+    const url = this.engine.url();
+    if (url !== this.lastDocUrl) {
+      this.lastDocUrl = url;
+      this.tokens.expireAll();
+      this.observation = null;
+    }
+  }
+
+  private expireEvidence(): void {
+    this.tokens.expireAll();
+    this.observation = null;
+  }
+
+  /** A raw CDP call elsewhere (the cdp() helper) may have changed this tab: refs and handles expire. */
+  expireForRawCall(): void {
+    this.expireEvidence();
+  }
+
+  // ---- reading ----
+
+  /** {id, url, title, tree, diff, truncated, omissions}; over 50,000 characters it throws. */
+  async snapshot(options: SnapshotOptions = {}): Promise<SnapshotView> {
+    this.assertNotDisposed();
+    this.throwIfStale();
+    const o = engineOpts(options);
+    this.checkDocument();
+    const maxDepth = options.maxDepth ?? SNAPSHOT_LIMITS.depth;
+    if (!Number.isInteger(maxDepth) || maxDepth < 0 || maxDepth > SNAPSHOT_LIMITS.depth)
+      throw new TabwrightError(
+        'invalid_request',
+        `maxDepth must be an integer from 0 to ${SNAPSHOT_LIMITS.depth}.`,
+      );
+    const maxChars = options.maxChars ?? SNAPSHOT_LIMITS.chars;
+    let scopeRef: string | undefined;
+    if (options.ref !== undefined) {
+      const l = this.tokens.lookup(String(options.ref));
+      if (!l.ok)
+        throw new TabwrightError(
+          'element_not_found',
+          `Ref ${String(options.ref)} is ${l.reason === 'ref_expired' ? 'stale (a snapshot, action, raw call or navigation happened since it was printed)' : 'not a ref of this page'}. Take a new snapshot and use a ref from it.`,
+          { details: { reason: l.reason } },
+        );
+      scopeRef = l.engineRef;
+    }
+    if (options.frameId !== undefined) scopeRef = await this.frameRef(String(options.frameId), o);
+    return takeView(
+      this.engine,
+      this.tokens,
+      {
+        interactive_only: !!options.interactive,
+        scope_ref: scopeRef,
+        scope_selector: options.selector,
+        max_depth: maxDepth,
+      },
+      o,
+      maxChars,
+    );
+  }
+
+  /** The permitted frames: the main frame and iframes at allowed origins (same- and cross-process). */
+  frames(): { frameId: string; parentId: string | null; url: string; allowed: boolean; main: boolean }[] {
+    this.assertNotDisposed();
+    this.throwIfStale();
+    return this.engine.backend.frames().map((f) => ({
+      frameId: f.id,
+      parentId: f.parentId,
+      url: f.url(),
+      allowed: this.policy.allowsDocument(f.url()),
+      main: f.parentId === null,
+    }));
+  }
+
+  /** A view on one frame: frame(id).snapshot(options). */
+  frame(frameId: string): {
+    frameId: string;
+    snapshot: (options?: SnapshotOptions) => Promise<SnapshotView>;
+  } {
+    return { frameId, snapshot: (options = {}) => this.snapshot({ ...options, frameId }) };
+  }
+
+  /** The engine ref of the iframe element that hosts frameId. */
+  private async frameRef(
+    frameId: string,
+    o: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<string | undefined> {
+    const frame = this.engine.backend.frames().find((f) => f.id === frameId);
+    if (!frame)
+      throw new TabwrightError(
+        'element_not_found',
+        `No frame ${frameId} on this page; list them with page.frames().`,
+      );
+    if (!frame.parentId) return undefined;
+    if (!this.policy.allowsDocument(frame.url()))
+      throw new TabwrightError(
+        'permission_denied',
+        `Frame ${frameId} is at ${frame.url()}, outside this page's allowedOrigins.`,
+        {
+          details: { reason: 'origin_denied' },
+        },
+      );
+    const snap = await this.engine.snapshot({ interactive_only: true, max_chars: 10_000_000 }, o);
+    let found: string | undefined;
+    const visit = (n: SnapshotNode) => {
+      if (found) return;
+      if (n.role === 'iframe' && n.element_ref && n.children.some((k) => k.frame === frameId))
+        found = n.element_ref;
+      for (const k of n.children) visit(k);
+    };
+    visit(snap.model);
+    if (!found)
+      throw new TabwrightError(
+        'element_not_found',
+        `Frame ${frameId} has no readable content (empty, blocked or beyond the 32-frame limit).`,
+      );
+    return found;
+  }
+
+  /** url, title, targetId, allowlist, the dialog waiting for an answer (if any). */
+  async info(): Promise<Record<string, unknown>> {
+    this.assertNotDisposed();
+    const stale = this.staleness();
+    if (stale) return { closed: true, reason: stale.reason, targetId: this.targetId };
+    const i = await this.engine.freshInfo();
+    return {
+      targetId: this.targetId,
+      url: i.url,
+      title: i.title,
+      allowedOrigins: this.allowedOrigins,
+      allowed: this.policy.allowsDocument(i.url),
+      dialog: this.engine.pendingDialog(),
+      closed: false,
+      generation: this.generationAtOpen,
+    };
+  }
+
+  /** The bounded digest of events since the last call (drains it). */
+  async signals(): Promise<Awaited<ReturnType<PageSignals['drain']>>> {
+    this.assertNotDisposed();
+    return this.signalLog.drain();
+  }
+
+  /** Answers a dialog held for the caller (open/attach with { dialogs: 'hold' }). */
+  async handleDialog(accept: boolean, promptText?: string): Promise<unknown> {
+    this.assertNotDisposed();
+    this.throwIfStale();
+    return this.engine.handleDialog({ accept: !!accept, prompt_text: promptText });
+  }
+
+  // ---- locators ----
+
+  /** A ref printed in this page's latest snapshot, or a CSS selector (main frame, exactly one element). */
+  locator(refOrCss: string): Locator {
+    this.assertNotDisposed();
+    if (typeof refOrCss !== 'string' || refOrCss.trim() === '')
+      throw new TabwrightError('invalid_request', 'locator() needs a printed ref or a CSS selector.');
+    if (TOKEN_PATTERN.test(refOrCss)) return new Locator(this, { kind: 'ref', token: refOrCss });
+    return new Locator(this, { kind: 'css', selector: refOrCss });
+  }
+
+  /** By role and accessible name: exact by default; { exact: false } for a substring; { context } to pick among several. */
+  getByRole(role: string, opts: { name?: string; exact?: boolean; context?: string } = {}): Locator {
+    this.assertNotDisposed();
+    if (typeof role !== 'string' || !role)
+      throw new TabwrightError('invalid_request', 'getByRole() needs a role.');
+    return new Locator(this, {
+      kind: 'role',
+      role,
+      name: opts.name,
+      exact: opts.exact !== false,
+      context: opts.context,
+    });
+  }
+
+  async locatorAction(
+    spec: LocatorSpec,
+    op: LocatorOp,
+    arg: unknown,
+    opts: (ClickOptions & FillOptions) | undefined,
+  ): Promise<ActionResult> {
+    this.assertNotDisposed();
+    let target: Target;
+    if (spec.kind === 'ref') {
+      const l = this.tokens.lookup(spec.token);
+      if (!l.ok) {
+        return result('stale', l.reason, {
+          message: `Ref ${spec.token} ${l.reason === 'ref_expired' ? 'expired: a snapshot, action, raw call or navigation happened since it was printed' : 'was never printed for this page'}. Take a new snapshot, or use a role/CSS locator.`,
+        });
+      }
+      target = { element_ref: l.engineRef };
+    } else if (spec.kind === 'css') target = { selector: spec.selector };
+    else target = { role: spec.role, name: spec.name, exact: spec.exact, context: spec.context };
+    const engineSpec = this.specFor(op, arg);
+    return this.perform(target, engineSpec, opts, { op, locator: describeSpec(spec) });
+  }
+
+  private specFor(op: LocatorOp | Operation, arg: unknown): ActionSpec {
+    switch (op) {
+      case 'click':
+        return { action: 'click' };
+      case 'fill':
+      case 'type':
+        if (typeof arg !== 'string')
+          throw new TabwrightError('invalid_request', `${op} needs the text (a string).`);
+        if (arg.length > 4096)
+          throw new TabwrightError('invalid_request', `${op} text is limited to 4096 characters.`);
+        return { action: 'fill', value: arg };
+      case 'press':
+        if (typeof arg !== 'string' || !PRESS_KEYS.includes(arg))
+          throw new TabwrightError(
+            'invalid_request',
+            `press() takes one of ${PRESS_KEYS.join(', ')}; got ${JSON.stringify(arg)}.`,
+            {
+              details: { field: 'key' },
+            },
+          );
+        return { action: 'press', key: arg === 'Space' ? ' ' : arg };
+      case 'selectOption':
+      case 'select':
+        if (typeof arg === 'number') {
+          if (!Number.isInteger(arg) || arg < 0)
+            throw new TabwrightError('invalid_request', 'An option index is an integer >= 0.');
+          return { action: 'select', indexes: [arg] };
+        }
+        if (typeof arg === 'string') return { action: 'select', labels: [arg] };
+        throw new TabwrightError(
+          'invalid_request',
+          'selectOption() takes an option label (string) or a zero-based index.',
+        );
+      case 'scrollIntoView':
+      case 'scroll_into_view':
+        return { action: 'scroll', into_view: true };
+      default:
+        throw new TabwrightError('invalid_request', `Unknown operation ${String(op)}.`);
+    }
+  }
+
+  /** The one pipeline: resolve exactly one element, refuse frames and (unless allowed) sensitive fills, act once, read back. */
+  private async perform(
+    target: Target,
+    spec: ActionSpec,
+    opts: (ClickOptions & FillOptions) | undefined,
+    meta: Record<string, unknown>,
+  ): Promise<ActionResult> {
+    const d = Deadline.from(engineOpts(opts));
+    const verify = opts?.verify;
+    if (verify !== undefined && typeof verify !== 'function')
+      throw new TabwrightError(
+        'invalid_request',
+        'verify must be a synchronous function (snapshot) => boolean.',
+      );
+    const stale = this.staleness();
+    if (stale) return stale;
+    this.checkDocument();
+    let receipt: Receipt | undefined;
+    let sensitive: string | null = null;
+    let failure: ActionResult | undefined;
+    try {
+      const resolved = await this.engine.run('js.resolve', 'read', rest(d), (dd) =>
+        resolveTarget(this.engine, target, dd),
+      );
+      if (resolved.kind !== 'element')
+        throw new TabwrightError('internal_error', 'A locator resolved to a point.');
+      if (resolved.frame.parentId) {
+        failure = result('blocked', 'frame_unsupported', {
+          message:
+            'The element is inside a frame: frames can be read (page.frame(id).snapshot()) but not acted on here.',
+        });
+      } else {
+        if (spec.action === 'fill') {
+          sensitive = await this.engine.evaluateRef(resolved.ref, sensitiveReason, null, rest(d));
+          if (sensitive && !opts?.allowSensitive) {
+            failure = result('blocked', 'sensitive_field', {
+              message: `The field is sensitive (${sensitive}); nothing was typed. Pass { allowSensitive: true } on this call only if the user asked for it.`,
+            });
+          }
+        }
+        if (!failure) receipt = await this.engine.act({ element_ref: resolved.ref }, spec, rest(d));
+      }
+    } catch (err) {
+      failure = resultFromError(err);
+    }
+    this.host.record({
+      ...meta,
+      action: spec.action,
+      ...(spec.action === 'fill' ? { text: sensitive ? '••••••' : spec.value } : {}),
+      ...(spec.action === 'press' ? { key: spec.key } : {}),
+      status: failure?.status ?? receipt?.status,
+      url: this.engine.closed ? null : this.engine.url(),
+    });
+    if (failure) {
+      if (failure.status === 'outcome_unknown') this.expireEvidence();
+      return failure;
+    }
+    const r = receipt!;
+    // Any action expires printed refs and observation handles.
+    this.expireEvidence();
+    if (r.changes.navigated)
+      this.signalLog.note({
+        kind: 'navigation',
+        text: `navigated: ${r.changes.url?.after ?? this.engine.url()}`,
+        url: r.changes.url?.after ?? this.engine.url(),
+      });
+    const out = result(r.status, r.status === 'executed' ? 'dispatched' : 'dispatch_unconfirmed', {
+      verified: r.verified,
+      changed: r.changed,
+      navigated: r.changes.navigated,
+      url: r.changes.url?.after ?? this.engine.url(),
+      newPages: r.changes.new_pages.length,
+      dialog: r.dialog,
+      downloads: r.downloads,
+      ...(r.warnings.length ? { warnings: r.warnings } : {}),
+      ...(r.hint ? { note: r.hint } : {}),
+    });
+    await this.readBack(out, d, verify);
+    return out;
+  }
+
+  /** The snapshot after an operation, and the verify predicate on it. */
+  private async readBack(out: ActionResult, d: Deadline, verify: VerifyPredicate | undefined): Promise<void> {
+    if (this.engine.closed) {
+      if (verify) out.verificationError = 'The tab closed after the operation; nothing to verify.';
+      return;
+    }
+    try {
+      const budget = Math.min(Math.max(d.remaining(), 1500), 5000);
+      out.snapshot = await takeView(
+        this.engine,
+        this.tokens,
+        { max_depth: SNAPSHOT_LIMITS.depth },
+        { timeoutMs: budget },
+        SNAPSHOT_LIMITS.chars,
+      );
+    } catch (err) {
+      out.snapshot = null;
+      out.verificationError = `No snapshot after the operation: ${err instanceof Error ? err.message : String(err)}`;
+      if (verify) out.verified = null;
+      return;
+    }
+    if (verify) {
+      try {
+        out.verified = Boolean(verify(out.snapshot));
+      } catch (err) {
+        out.verified = null;
+        out.verificationError = `verify threw: ${err instanceof Error ? err.message : String(err)}`;
+      }
+    }
+  }
+
+  // ---- navigation and lifecycle ----
+
+  /** Navigates within the allowlist and waits for load; an action receipt. */
+  async goto(url: string, opts?: CallOptions): Promise<ActionResult> {
+    this.assertNotDisposed();
+    const eo = engineOpts(opts);
+    const stale = this.staleness();
+    if (stale) return stale;
+    const d = Deadline.from(eo);
+    let out: ActionResult;
+    try {
+      const nav = await this.engine.open(url, 'load', rest(d));
+      this.expireEvidence();
+      this.signalLog.note({ kind: 'navigation', text: `navigated: ${nav.url}`, url: nav.url });
+      this.lastDocUrl = nav.url;
+      out = result('executed', 'navigated', { url: nav.url, title: nav.title, httpStatus: nav.status });
+      if (nav.download) out.download = nav.download;
+    } catch (err) {
+      out = resultFromError(err);
+      if (out.status === 'outcome_unknown') this.expireEvidence();
+    }
+    this.host.record({ action: 'goto', url, status: out.status, reason: out.reason });
+    if (out.status === 'executed') await this.readBack(out, d, undefined);
+    return out;
+  }
+
+  /** Closes the tab, then releases the wrapper. */
+  async close(): Promise<void> {
+    if (this.disposed) return;
+    if (!this.engine.closed && this.session.alive) await this.engine.close().catch(() => {});
+    await this.dispose();
+  }
+
+  /** Releases the wrapper and the connection it owns; the tab stays open. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.expireEvidence();
+    const raw = this.raw;
+    this.raw = null;
+    if (raw) await (await raw.catch(() => null))?.detach();
+    await this.host.forget(this);
+    if (this.disposeClosesSession) await this.session.close().catch(() => {});
+  }
+
+  // ---- bounded decisions ----
+
+  /** Candidates with one-time handles, their operations, context and a revision. */
+  async observe(opts: { maxElements?: number } & CallOptions = {}): Promise<Observation> {
+    this.assertNotDisposed();
+    this.throwIfStale();
+    const max = opts.maxElements ?? OBSERVE_DEFAULT;
+    if (!Number.isInteger(max) || max < 1 || max > OBSERVE_MAX)
+      throw new TabwrightError('invalid_request', `maxElements must be an integer from 1 to ${OBSERVE_MAX}.`);
+    this.checkDocument();
+    const p = await project(this.engine, this.generationAtOpen, max, engineOpts(opts));
+    const { observation, issued } = issue(p);
+    this.observation = issued;
+    this.lastMax = max;
+    return observation;
+  }
+
+  private lastMax = OBSERVE_DEFAULT;
+
+  /** One operation through a handle of the latest observation; the attempt consumes the observation. */
+  async act(
+    observation: { observationId?: string } | null | undefined,
+    choice: { targetId?: string; operation?: string; text?: string; option?: number | string; key?: string },
+    opts: (ClickOptions & FillOptions) | undefined = undefined,
+  ): Promise<ActionResult> {
+    this.assertNotDisposed();
+    const cur = this.observation;
+    if (!cur || !observation || observation.observationId !== cur.observationId || cur.consumed) {
+      return result('stale', 'observation_expired', {
+        message:
+          'This observation was used, replaced, or expired (navigation, raw call, action). Observe again and decide again.',
+      });
+    }
+    cur.consumed = true;
+    const handle = cur.handles.get(String(choice?.targetId));
+    if (!handle)
+      return result('stale', 'unknown_target', { message: 'targetId is not a handle of this observation.' });
+    const operation = String(choice?.operation) as Operation;
+    if (!handle.candidate.operations.includes(operation)) {
+      return result('blocked', 'unsupported_action', {
+        message: `This candidate offers ${handle.candidate.operations.join(', ')}; not ${operation}.`,
+      });
+    }
+    const arg =
+      operation === 'type'
+        ? choice.text
+        : operation === 'select'
+          ? choice.option
+          : operation === 'press'
+            ? choice.key
+            : undefined;
+    const spec = this.specFor(operation, arg);
+    return this.perform({ element_ref: handle.engineRef }, spec, opts, {
+      op: `act:${operation}`,
+      label: handle.candidate.label,
+    });
+  }
+
+  /** Waits until the observed state's revision differs from `revision` (or waitMs passes): {changed, observation}. */
+  async waitForChange(
+    revision: string,
+    opts: { waitMs?: number; maxElements?: number } & CallOptions = {},
+  ): Promise<{ changed: boolean; observation: Observation }> {
+    this.assertNotDisposed();
+    this.throwIfStale();
+    const waitMs = opts.waitMs ?? 5000;
+    if (!Number.isFinite(waitMs) || waitMs < 0 || waitMs > 60_000)
+      throw new TabwrightError('invalid_request', 'waitMs must be from 0 to 60000.');
+    const max = opts.maxElements ?? this.lastMax;
+    const base = engineOpts({ ...opts, timeoutMs: Math.min(60_000, waitMs + 10_000) });
+    const end = Date.now() + waitMs;
+    let p = await project(this.engine, this.generationAtOpen, max, base);
+    while (p.revision === revision && Date.now() < end) {
+      if (base.signal?.aborted) break;
+      await new Promise((r) => setTimeout(r, Math.min(500, Math.max(0, end - Date.now()))));
+      p = await project(this.engine, this.generationAtOpen, max, { ...base, timeoutMs: 10_000 });
+    }
+    this.checkDocument();
+    const { observation, issued } = issue(p);
+    this.observation = issued;
+    return { changed: p.revision !== revision, observation };
+  }
+
+  // ---- raw ----
+
+  /**
+   * Raw CDP on this tab. It bypasses the origin policy and every guard, expires
+   * printed refs and observation handles, and is recorded. Never use it to get
+   * around a blocked result.
+   */
+  async cdp(method: string, params: Record<string, unknown> = {}, opts?: CallOptions): Promise<unknown> {
+    this.assertNotDisposed();
+    this.throwIfStale();
+    if (typeof method !== 'string' || !/^[A-Z][A-Za-z]*\.[a-zA-Z]+$/.test(method))
+      throw new TabwrightError(
+        'invalid_request',
+        `"${String(method)}" is not a CDP method name like "Runtime.evaluate".`,
+      );
+    this.expireEvidence();
+    this.host.record({ action: 'cdp', method });
+    return this.engine.run('js.cdp', 'action', engineOpts(opts), async () => {
+      if (!this.raw) {
+        this.raw = pageCdpSession(this.engine);
+        this.raw.catch(() => {
+          this.raw = null;
+        });
+      }
+      const s = await this.raw;
+      return s.send(method, params);
+    });
+  }
+
+  toJSON(): unknown {
+    return { page: this.describe() };
+  }
+}
+
+function describeSpec(s: LocatorSpec): string {
+  if (s.kind === 'ref') return `ref ${s.token}`;
+  if (s.kind === 'css') return `css ${s.selector}`;
+  return `role ${s.role}${s.name !== undefined ? ` "${s.name}"` : ''}`;
+}

@@ -1,0 +1,134 @@
+import type { Page as EnginePage } from '../../engine/page.js';
+import { pageTargetId } from '../../engine/raw.js';
+
+/**
+ * page.signals(): a bounded digest of what happened on the page since the
+ * last read (reading drains it). Built from the engine's logs (dialogs,
+ * downloads, blocked requests, adopted popups) plus the door's own
+ * navigation and lifecycle notes. Order of the lines: dialog, crash/close,
+ * download, popup, navigation, blocked request, failed requests.
+ */
+export interface SignalEvent {
+  kind:
+    | 'dialog'
+    | 'closed'
+    | 'disconnected'
+    | 'download'
+    | 'popup'
+    | 'navigation'
+    | 'blocked'
+    | 'failed_requests';
+  text: string;
+  [k: string]: unknown;
+}
+
+const MAX_EVENTS = 100;
+const KIND_ORDER: SignalEvent['kind'][] = [
+  'dialog',
+  'disconnected',
+  'closed',
+  'download',
+  'popup',
+  'navigation',
+  'blocked',
+  'failed_requests',
+];
+
+export class PageSignals {
+  private dialogSeq: number;
+  private downloadSeq: number;
+  private blockedSeq: number;
+  private failed: number;
+  private lastUrl: string;
+  private readonly seenPages: Set<string>;
+  private notes: SignalEvent[] = [];
+  private dropped = 0;
+
+  constructor(private readonly page: EnginePage) {
+    this.dialogSeq = page.dialogs.lastSeq;
+    this.downloadSeq = page.session.downloads.lastSeq;
+    this.blockedSeq = page.session.network.lastSeq;
+    this.failed = page.network.counters().failed;
+    this.lastUrl = page.url();
+    this.seenPages = new Set(page.session.pages().map((p) => p.id));
+  }
+
+  /** A note from the door itself (e.g. a navigation it made). */
+  note(e: SignalEvent): void {
+    this.notes.push(e);
+    if (this.notes.length > MAX_EVENTS) {
+      this.notes.shift();
+      this.dropped++;
+    }
+  }
+
+  async drain(): Promise<{ events: SignalEvent[]; dropped: number; pendingDialog: unknown }> {
+    const p = this.page;
+    const s = p.session;
+    const events: SignalEvent[] = [...this.notes];
+    this.notes = [];
+    for (const d of p.dialogs.list(this.dialogSeq)) {
+      const how =
+        d.state === 'pending' ? 'waiting for an answer' : `${d.state} by ${d.handled_by ?? 'policy'}`;
+      events.push({
+        kind: 'dialog',
+        text: `dialog ${d.type}: ${JSON.stringify(d.message)} (${how})`,
+        type: d.type,
+        message: d.message,
+        state: d.state,
+      });
+      this.dialogSeq = Math.max(this.dialogSeq, d.seq);
+    }
+    if (!s.alive) events.push({ kind: 'disconnected', text: 'browser connection lost' });
+    else if (p.closed) events.push({ kind: 'closed', text: 'tab closed' });
+    for (const d of s.listDownloads(this.downloadSeq)) {
+      this.downloadSeq = Math.max(this.downloadSeq, d.seq);
+      if (d.page_id !== p.id) continue;
+      events.push({
+        kind: 'download',
+        text: `download ${d.state}: ${d.suggested_filename}`,
+        downloadId: d.download_id,
+        state: d.state,
+        path: d.path,
+      });
+    }
+    if (s.alive) {
+      for (const other of s.pages()) {
+        if (this.seenPages.has(other.id)) continue;
+        this.seenPages.add(other.id);
+        if (other.openerPageId !== p.id) continue;
+        const targetId = await pageTargetId(other).catch(() => null);
+        events.push({ kind: 'popup', text: `popup: ${other.url()}`, url: other.url(), targetId });
+      }
+    }
+    if (!p.closed) {
+      const url = p.url();
+      if (url !== this.lastUrl && !events.some((e) => e.kind === 'navigation' && e.url === url)) {
+        events.push({ kind: 'navigation', text: `navigated: ${url}`, url });
+      }
+      this.lastUrl = url;
+    }
+    for (const b of s.blockedRequests({ since_seq: this.blockedSeq })) {
+      this.blockedSeq = Math.max(this.blockedSeq, b.seq);
+      if (b.page_id !== null && b.page_id !== p.id) continue;
+      events.push({ kind: 'blocked', text: `blocked ${b.kind}: ${b.url}`, url: b.url, origin: b.origin });
+    }
+    const failed = p.network.counters().failed;
+    if (failed > this.failed) {
+      events.push({
+        kind: 'failed_requests',
+        text: `${failed - this.failed} request(s) failed`,
+        count: failed - this.failed,
+      });
+    }
+    this.failed = failed;
+    events.sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
+    let dropped = this.dropped;
+    this.dropped = 0;
+    if (events.length > MAX_EVENTS) {
+      dropped += events.length - MAX_EVENTS;
+      events.length = MAX_EVENTS;
+    }
+    return { events, dropped, pendingDialog: p.closed ? null : p.pendingDialog() };
+  }
+}
