@@ -86,6 +86,17 @@ describe('dialogs', () => {
     }
   });
 
+  test('a session can start with a dialog policy; a bad one is refused before starting', async () => {
+    const s = await engine.startSession({ dialogs: { confirm: 'hold' } });
+    try {
+      assert.equal(s.dialogPolicy.confirm, 'hold');
+      assert.equal(s.dialogPolicy.alert, 'accept');
+    } finally {
+      await engine.closeSession(s.id);
+    }
+    await rejectsWith(engine.startSession({ dialogs: 'sometimes' as 'hold' }), 'invalid_request');
+  });
+
   test('policy accept: confirm returns true and prompt its default value', async () => {
     session.setDialogPolicy('accept');
     const page = await dialogPage();

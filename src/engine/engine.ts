@@ -4,8 +4,10 @@ import type { Backend, BackendBrowser } from '../backends/backend.js';
 import { ChromiumBackend } from '../backends/chromium/chromium-backend.js';
 import { requireChromium } from '../backends/chromium/discovery.js';
 import { Deadline, type OperationOptions } from './deadline.js';
+import { type DialogPolicyInput, parseDialogPolicy } from './dialogs.js';
 import { TabwrightError } from './errors.js';
 import { profileDir, tabwrightHome } from './home.js';
+import { HumanInputStore } from './human-input.js';
 import { IdSource } from './ids.js';
 import { log } from './log.js';
 import type { Page } from './page.js';
@@ -28,6 +30,8 @@ export interface SessionCommon {
   policy?: OriginPolicyInput;
   /** Record every request in Session.requests (default true). */
   network_recording?: boolean;
+  /** How JavaScript dialogs are answered (see src/engine/dialogs.ts for the default). */
+  dialogs?: DialogPolicyInput;
 }
 
 export type SessionRequest =
@@ -46,6 +50,8 @@ export type SessionRequest =
  */
 export class Engine {
   readonly home: string;
+  /** Requests for a person (human-in-the-loop), shared by every door and the dashboard. */
+  readonly humanInput = new HumanInputStore();
   private readonly backend: Backend;
   private readonly headless: boolean;
   private readonly executablePath?: string;
@@ -97,6 +103,7 @@ export class Engine {
       throw new TabwrightError('not_ready', 'The engine is shutting down; start a new process.');
     const deadline = Deadline.from(opts);
     const policy = OriginPolicy.parse(req.policy);
+    const dialogPolicy = req.dialogs === undefined ? undefined : parseDialogPolicy(req.dialogs);
     const kind: SessionKind = req.kind ?? 'ephemeral';
     const work = this.createSession(req, kind, policy, deadline);
     const session = await Promise.race([work, deadline.expired()]).catch((err) => {
@@ -114,6 +121,7 @@ export class Engine {
       await session.close().catch(() => {});
       throw err;
     });
+    if (dialogPolicy) session.dialogPolicy = dialogPolicy;
     this.sessionsById.set(session.id, session);
     log.info({ session_id: session.id, kind }, 'session started');
     return session;
@@ -226,6 +234,7 @@ export class Engine {
   /** Closes every session and the shared browser. */
   async close(): Promise<void> {
     this.closing = true;
+    this.humanInput.close();
     await Promise.allSettled(this.sessions().map((s) => this.closeSession(s.id)));
     const shared = this.shared;
     this.shared = undefined;

@@ -8,6 +8,8 @@ import type { Session } from '../../engine/session.js';
 export interface ScopeOptions {
   /** Origin policy of the sessions this client starts without one (CLI --allow-origin). */
   policy?: OriginPolicyInput;
+  /** Called with every session this client starts (the stdio door records browser pids). */
+  onSession?: (session: Session) => void;
 }
 
 /**
@@ -48,6 +50,7 @@ export class ClientScope {
     }
     this.owned.set(s.id, s);
     this.currentId = s.id;
+    this.opts.onSession?.(s);
     return s;
   }
 

@@ -4,7 +4,8 @@ import { log } from '../../engine/log.js';
 import { createMcpDoor, type McpDoorOptions } from './server.js';
 
 /** How long a graceful close may take before the browsers we launched are killed. */
-export const CLOSE_GRACE_MS = 1200;
+export const CLOSE_GRACE_MS = 800;
+export const EPHEMERAL_GRACE_MS = 150;
 /** How often the parent process is checked. */
 const PARENT_POLL_MS = 400;
 
@@ -23,16 +24,15 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Process ids of every browser the engine launched (shared and per-session), for the last resort. */
-async function browserPids(engine: Engine): Promise<number[]> {
-  const pids = await Promise.all([
-    engine.sharedBrowserPid().catch(() => undefined),
-    ...engine
-      .sessions()
-      .filter((s) => s.kind === 'persistent')
-      .map((s) => s.browser.pid().catch(() => undefined)),
-  ]);
-  return [...new Set(pids.filter((p): p is number => typeof p === 'number'))];
+/** SIGKILL to the browser's process group (Playwright starts it as a group leader), else to the process. */
+function killTree(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+    return;
+  } catch {}
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {}
 }
 
 /**
@@ -45,7 +45,16 @@ async function browserPids(engine: Engine): Promise<number[]> {
 export async function serveMcpStdio(engine: Engine, opts: McpDoorOptions = {}): Promise<StdioMcp> {
   console.log = console.error;
   console.info = console.error;
-  const door = createMcpDoor(engine, opts);
+  // Pids of the browsers we launched, learnt when sessions start: the last resort must not need a round trip.
+  const pids = new Set<number>();
+  const door = createMcpDoor(engine, {
+    ...opts,
+    onSession: (s) => {
+      opts.onSession?.(s);
+      if (s.kind === 'ephemeral' || s.kind === 'persistent')
+        void s.browser.pid().then((pid) => pid && pids.add(pid), () => {});
+    },
+  });
   const transport = new StdioServerTransport();
   let resolveDone: (why: string) => void = () => {};
   const done = new Promise<string>((r) => {
@@ -55,25 +64,20 @@ export async function serveMcpStdio(engine: Engine, opts: McpDoorOptions = {}): 
   const shutdown = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       log.info({ reason }, 'mcp stdio: shutting down');
-      const pids = await Promise.race([
-        browserPids(engine),
-        new Promise<number[]>((r) => setTimeout(() => r([]), 200)),
-      ]);
       const graceful = (async () => {
         await door.close().catch(() => {});
         await engine.close().catch(() => {});
       })();
+      // Ephemeral contexts hold nothing worth saving: a short grace. Profiles and remote contexts get longer.
+      const careful = engine.sessions().some((s) => s.kind === 'persistent' || s.kind === 'remote');
+      const grace = careful ? CLOSE_GRACE_MS : EPHEMERAL_GRACE_MS;
       const inTime = await Promise.race([
         graceful.then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), CLOSE_GRACE_MS).unref()),
+        new Promise<boolean>((r) => setTimeout(() => r(false), grace).unref()),
       ]);
       if (!inTime) {
-        for (const pid of pids) {
-          try {
-            process.kill(pid, 'SIGKILL');
-          } catch {}
-        }
-        log.warn({ pids }, 'mcp stdio: browsers did not close in time; killed');
+        for (const pid of pids) killTree(pid);
+        log.info({ pids: [...pids] }, 'mcp stdio: browsers not closed within the grace period; killed');
       }
       resolveDone(reason);
     })();
