@@ -52,7 +52,10 @@ export async function serveMcpStdio(engine: Engine, opts: McpDoorOptions = {}): 
     onSession: (s) => {
       opts.onSession?.(s);
       if (s.kind === 'ephemeral' || s.kind === 'persistent')
-        void s.browser.pid().then((pid) => pid && pids.add(pid), () => {});
+        void s.browser.pid().then(
+          (pid) => pid && pids.add(pid),
+          () => {},
+        );
     },
   });
   const transport = new StdioServerTransport();
