@@ -135,7 +135,11 @@ export class ChromiumContext implements BackendContext {
 
   async newPage(): Promise<BackendPage> {
     try {
-      return this.browser.wrapPage(await this.pw.newPage());
+      const p = await this.pw.newPage();
+      // Under a request filter, the page's redirect gate must be up before its first navigation:
+      // a navigation racing the gate's installation stalls.
+      if (this.routed) await this.gateRedirects(p);
+      return this.browser.wrapPage(p);
     } catch (err) {
       throw translatePlaywrightError(err, { operation: 'tab.new', browserAlive: this.browser.isConnected() });
     }
