@@ -7,6 +7,7 @@ import { Deadline, type OperationOptions } from './deadline.js';
 import { type DialogPolicyInput, parseDialogPolicy } from './dialogs.js';
 import { TabwrightError } from './errors.js';
 import { profileDir, tabwrightHome } from './home.js';
+import { HumanInputStore } from './human-input.js';
 import { IdSource } from './ids.js';
 import { log } from './log.js';
 import type { Page } from './page.js';
@@ -49,6 +50,8 @@ export type SessionRequest =
  */
 export class Engine {
   readonly home: string;
+  /** Requests for a person (human-in-the-loop), shared by every door and the dashboard. */
+  readonly humanInput = new HumanInputStore();
   private readonly backend: Backend;
   private readonly headless: boolean;
   private readonly executablePath?: string;
@@ -231,6 +234,7 @@ export class Engine {
   /** Closes every session and the shared browser. */
   async close(): Promise<void> {
     this.closing = true;
+    this.humanInput.close();
     await Promise.allSettled(this.sessions().map((s) => this.closeSession(s.id)));
     const shared = this.shared;
     this.shared = undefined;

@@ -1,0 +1,290 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+import { type HumanInputRecord, HumanInputStore, type HumanStep } from '../../../engine/human-input.js';
+import type { Data } from '../envelope.js';
+import { invalidArgument } from '../envelope.js';
+import { dataUrl, taskDir, writeEvidence } from '../evidence.js';
+import { indexTarget } from './act.js';
+import {
+  def,
+  indexSchema,
+  type MethodContext,
+  type MethodDef,
+  SCREENSHOT_TIMEOUT_MS,
+  sessionOf,
+} from './common.js';
+
+/**
+ * Human in the loop (reference §14) over the engine's HumanInputStore
+ * (engine.humanInput), which the dashboard (GET /) shows and answers.
+ * get/submit never take the task lock: a long-poll must not block the
+ * task's other commands, nor the answer that ends it.
+ */
+
+const MAX_POLL_S = 300;
+
+const deadlineFields = {
+  timeoutSeconds: z.number().optional(),
+  expiresInSeconds: z.number().optional(),
+  expiresAt: z.number().optional(),
+};
+
+function deadlineOf(p: { timeoutSeconds?: number; expiresInSeconds?: number; expiresAt?: number }) {
+  return {
+    timeout_seconds: p.timeoutSeconds,
+    expires_in_seconds: p.expiresInSeconds,
+    expires_at: p.expiresAt,
+  };
+}
+
+function stepData(s: HumanStep): Data {
+  return {
+    stepId: s.step_id,
+    prompt: s.prompt,
+    status: s.status,
+    answer: s.answer,
+    answeredAt: s.answered_at,
+    selector: s.selector,
+    index: s.index,
+    frame: s.frame,
+    header: s.header,
+    options: s.options,
+    multiSelect: s.multi_select,
+  };
+}
+
+/** The wire shape of a record (get_human_input, submit_human_input, the dashboard). */
+export function humanData(rec: HumanInputRecord, now = Date.now()): Data {
+  const pending = rec.steps.filter((s) => s.status === 'pending');
+  const single = rec.steps.length === 1 ? rec.steps[0]!.answer : undefined;
+  return {
+    requestId: rec.id,
+    kind: rec.kind === 'question' ? 'ask_user' : 'request_human_input',
+    status: rec.status,
+    prompt: rec.prompt,
+    answer: single,
+    steps: rec.steps.map(stepData),
+    pendingSteps: rec.status === 'partial' ? pending.map((s) => s.step_id) : undefined,
+    answers: rec.kind === 'question' ? HumanInputStore.questionAnswers(rec) : undefined,
+    markedDone: rec.marked_done || undefined,
+    expired: rec.status === 'expired' || undefined,
+    hint:
+      rec.status === 'expired'
+        ? '请求已过期：如仍需要人工帮助，请重新发起 request_human_input / ask_user（不要重用旧的验证码）'
+        : rec.status === 'answered' && rec.marked_done
+          ? '用户表示已在浏览器里操作完成：请重新读取页面（get_browser_state）确认是否真的成功'
+          : undefined,
+    createdAt: rec.created_at,
+    expiresAt: rec.expires_at,
+    expiresInSeconds: Math.max(0, Math.round((rec.expires_at - now) / 1000)),
+    answeredAt: rec.answered_at ?? undefined,
+    url: rec.url ?? undefined,
+    imageUrl: rec.image?.url,
+    taskId: rec.owner.task_id,
+  };
+}
+
+const stepSchema = z.object({
+  prompt: z.string().min(1),
+  selector: z.string().min(1).optional(),
+  index: indexSchema.optional(),
+  frame: z.union([z.string(), z.number()]).optional(),
+});
+
+const requestHumanInput = def({
+  name: 'request_human_input',
+  task: 'existing',
+  schema: z.object({
+    prompt: z.string().optional(),
+    index: indexSchema.optional(),
+    selector: z.string().min(1).optional(),
+    frame: z.union([z.string(), z.number()]).optional(),
+    steps: z.array(stepSchema).max(50).optional(),
+    ocr: z.boolean().optional(),
+    ocrLanguage: z.string().optional(),
+    inline: z.boolean().optional(),
+    ...deadlineFields,
+  }),
+  async run(ctx, p) {
+    if ((p.prompt ?? '').trim() === '' && (p.steps ?? []).length === 0) {
+      throw invalidArgument('request_human_input 失败：缺少参数 prompt（或传 steps）', { field: 'prompt' });
+    }
+    const session = sessionOf(ctx);
+    const page = session.page();
+    const image = await captureElement(ctx, p);
+    const rec = ctx.engine.humanInput.create({
+      kind: 'action',
+      id_prefix: `hr-${ctx.id}`,
+      prompt: p.prompt,
+      steps: p.steps,
+      ...deadlineOf(p),
+      owner: { door: 'http', task_id: ctx.id, session_id: session.id, page_id: page.id },
+      url: page.url(),
+      image: image ? { path: image.path, url: image.url, target: image.target, size: image.size } : null,
+    });
+    // The reference brings the tab to front so a person at a headed browser sees it.
+    await page.bringToFront({ timeoutMs: 5_000 }).catch(() => {});
+    const now = Date.now();
+    return {
+      requestId: rec.id,
+      prompt: rec.prompt,
+      status: rec.status,
+      expiresAt: rec.expires_at,
+      expiresInSeconds: Math.round((rec.expires_at - now) / 1000),
+      url: rec.url ?? undefined,
+      imagePath: image?.path,
+      imageUrl: image ? (image.url ?? '') : p.index !== undefined || p.selector ? '' : undefined,
+      imageTarget: image?.target,
+      imageSize: image?.size,
+      imageError:
+        image === undefined && (p.index !== undefined || p.selector) ? captureError.get(ctx) : undefined,
+      base64Omitted: image ? !p.inline : undefined,
+      imageBase64: image && p.inline ? image.data.toString('base64') : undefined,
+      imageNote: image
+        ? '图片可以直接展示给用户（GET imageUrl）；默认不内联 base64，需要时传 inline:true'
+        : undefined,
+      ocr: p.ocr ? { available: false, note: '这个服务没有配置 OCR 引擎' } : undefined,
+      steps: rec.steps.map(stepData),
+      dashboard: '/',
+      note: '请求已记录并显示在控制台（GET /）上；仍需由宿主应用把提示告诉用户',
+    };
+  },
+});
+
+const captureError = new WeakMap<MethodContext, string>();
+
+async function captureElement(
+  ctx: MethodContext,
+  p: { index?: number; selector?: string; frame?: string | number },
+): Promise<{ path: string; url?: string; target: string; size: number; data: Buffer } | undefined> {
+  if (p.index === undefined && !p.selector) return undefined;
+  try {
+    const element =
+      p.index !== undefined ? { ref: indexTarget(ctx, p.index).ref } : { selector: p.selector! };
+    const shot = await sessionOf(ctx)
+      .page()
+      .screenshot({ element, format: 'png' }, { timeoutMs: SCREENSHOT_TIMEOUT_MS });
+    const file = join(taskDir(ctx.dataDir, ctx.task!.id), `human-${Date.now()}.png`);
+    await writeEvidence(file, shot.data);
+    return {
+      path: file,
+      url: dataUrl(ctx.dataDir, file),
+      target: p.index !== undefined ? `index=${p.index}` : `selector=${p.selector}`,
+      size: shot.data.length,
+      data: shot.data,
+    };
+  } catch (err) {
+    // No image is not a failure of the request (a captcha inside an iframe without `frame`, §14.1).
+    captureError.set(ctx, err instanceof Error ? err.message : String(err));
+    return undefined;
+  }
+}
+
+const optionSchema = z.union([
+  z.string().min(1),
+  z.object({ label: z.string().min(1), description: z.string().optional() }),
+]);
+
+const askUser = def({
+  name: 'ask_user',
+  task: 'existing-unlocked',
+  schema: z.object({
+    questions: z
+      .array(
+        z.object({
+          id: z.union([z.string().min(1), z.number()]).optional(),
+          question: z.string().min(1),
+          header: z.string().optional(),
+          options: z.array(optionSchema).max(50).optional(),
+          multiSelect: z.boolean().optional(),
+        }),
+      )
+      .min(1)
+      .max(50),
+    ...deadlineFields,
+  }),
+  async run(ctx, p) {
+    const session = ctx.task?.session;
+    const rec = ctx.engine.humanInput.create({
+      kind: 'question',
+      id_prefix: `aq-${ctx.id}`,
+      steps: p.questions.map((q, i) => ({
+        id: q.id === undefined ? `q${i + 1}` : String(q.id),
+        prompt: q.question,
+        header: q.header,
+        options: q.options,
+        multi_select: q.multiSelect,
+      })),
+      ...deadlineOf(p),
+      owner: { door: 'http', task_id: ctx.id, session_id: session?.id },
+      url: safeUrl(ctx),
+    });
+    return {
+      requestId: rec.id,
+      status: rec.status,
+      questions: rec.steps.map((s) => ({
+        id: s.step_id,
+        question: s.prompt,
+        header: s.header,
+        options: s.options,
+        multiSelect: s.multi_select ?? false,
+      })),
+      questionIds: rec.steps.map((s) => s.step_id),
+      expiresAt: rec.expires_at,
+      expiresInSeconds: Math.round((rec.expires_at - Date.now()) / 1000),
+    };
+  },
+});
+
+function safeUrl(ctx: MethodContext): string | null {
+  try {
+    return ctx.task?.session?.page().url() ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const answerValue = z.union([z.string(), z.array(z.string())]);
+
+const submitHumanInput = def({
+  name: 'submit_human_input',
+  task: 'existing-unlocked',
+  schema: z.object({
+    requestId: z.string().min(1),
+    answer: answerValue.optional(),
+    stepId: z.union([z.string().min(1), z.number()]).optional(),
+    answers: z.record(z.string(), answerValue).optional(),
+    done: z.boolean().optional(),
+  }),
+  async run(ctx, p) {
+    if (p.answer === undefined && p.answers === undefined && !p.done) {
+      throw invalidArgument('submit_human_input 失败：缺少参数 answer（或 stepId + answer，或 answers）', {
+        field: 'answer',
+      });
+    }
+    const rec = ctx.engine.humanInput.submit(p.requestId, {
+      answer: p.answer,
+      step_id: p.stepId === undefined ? undefined : String(p.stepId),
+      answers: p.answers,
+      done: p.done,
+    });
+    return { ...humanData(rec), submitted: true };
+  },
+});
+
+const getHumanInput = def({
+  name: 'get_human_input',
+  task: 'existing-unlocked',
+  schema: z.object({
+    requestId: z.string().min(1),
+    timeoutSeconds: z.number().min(0).optional(),
+  }),
+  async run(ctx, p) {
+    const ms = Math.round(Math.min(p.timeoutSeconds ?? 0, MAX_POLL_S) * 1000);
+    const began = Date.now();
+    const rec = await ctx.engine.humanInput.wait(p.requestId, ms);
+    return { ...humanData(rec), waitedMs: Date.now() - began };
+  },
+});
+
+export const HUMAN: MethodDef[] = [requestHumanInput, askUser, submitHumanInput, getHumanInput];
