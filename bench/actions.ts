@@ -36,12 +36,11 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 // ---- tabwright ------------------------------------------------------------
 
-async function refIn(page: Page, pred: (line: string) => boolean): Promise<string> {
+async function refOf(page: Page, role: string, name?: (n: string) => boolean): Promise<string> {
   const snap = await page.snapshot();
-  const line = snap.text.split('\n').find(pred);
-  const m = line && /\[ref=(e\d+)\]/.exec(line);
-  if (!m) throw new Error(`no ref in snapshot:\n${snap.text}`);
-  return m[1]!;
+  const el = snap.elements.find((e) => e.role === role && (!name || name(e.name)));
+  if (!el) throw new Error(`no ${role} in snapshot:\n${snap.text}`);
+  return el.element_ref;
 }
 
 async function benchOurs(base: string, home: string): Promise<Record<Scenario, number[]>> {
@@ -50,10 +49,10 @@ async function benchOurs(base: string, home: string): Promise<Record<Scenario, n
   try {
     const page = (await engine.startSession()).page();
     await page.open(`${base}/corpus/apps/todomvc-react/index.html`);
-    const input = await refIn(page, (l) => l.includes('textbox'));
+    const input = await refOf(page, 'textbox');
     await page.act({ element_ref: input }, { action: 'type', text: 'Benchmark todo', submit: true });
-    const toggle = await refIn(page, (l) => /^\s*checkbox \[ref=/.test(l));
-    const all = await refIn(page, (l) => l.includes('link "All"'));
+    const toggle = await refOf(page, 'checkbox', (n) => !n.includes('Toggle All'));
+    const all = await refOf(page, 'link', (n) => n === 'All');
     out.click_changes_dom = await rounds(() => page.act({ element_ref: toggle }, { action: 'click' }));
     out.click_no_change = await rounds(() => page.act({ element_ref: all }, { action: 'click' }));
     out.type_20_chars = await rounds(
@@ -72,7 +71,7 @@ async function benchOurs(base: string, home: string): Promise<Record<Scenario, n
       },
     );
     await page.open(`${base}/fixtures/actions/form.html`);
-    const select = await refIn(page, (l) => l.includes('combobox "Color"'));
+    const select = await refOf(page, 'combobox', (n) => n === 'Color');
     let i = 0;
     out.select_option = await rounds(() =>
       page.act({ element_ref: select }, { action: 'select', labels: [i++ % 2 ? 'Red' : 'Green'] }),
