@@ -1,5 +1,11 @@
 import { opOptions, pageOf, sessionOf } from './helpers.js';
-import { ConsoleListParams, CookieListParams, PageEvalParams, StorageGetParams } from './schemas.js';
+import {
+  ConsoleListParams,
+  CookieListParams,
+  NetworkListParams,
+  PageEvalParams,
+  StorageGetParams,
+} from './schemas.js';
 import { type MethodDef, method } from './table.js';
 
 export const INTROSPECTION_METHODS: MethodDef[] = [
@@ -57,6 +63,19 @@ export const INTROSPECTION_METHODS: MethodDef[] = [
     handler: async (p, call) => {
       const s = sessionOf(call, p.session_id);
       return { cookies: await s.cookies(p.urls ? { urls: p.urls } : {}) };
+    },
+  }),
+  method({
+    name: 'network.list',
+    group: 'optional',
+    stability: 'stable',
+    description:
+      "Requests of the session's pages (the last 1000): method, URL, type, status, timing, failure; after since_seq, filtered by URL, type or page.",
+    input: NetworkListParams,
+    handler: (p, call) => {
+      const s = sessionOf(call, p.session_id);
+      const { session_id: _s, ...filter } = p;
+      return { requests: s.requests.list(filter), last_seq: s.requests.lastSeq };
     },
   }),
 ];

@@ -241,10 +241,16 @@ export const DownloadWaitParams = z
   .object({ session_id: SessionId, download_id: Id.optional(), timeout_ms: TimeoutMs.optional() })
   .strict();
 
-export const NetworkListParams = PageParams.extend({
-  since_seq: z.number().int().min(0).optional(),
-  limit: z.number().int().min(1).max(1000).optional(),
-}).strict();
+export const NetworkListParams = z
+  .object({
+    session_id: SessionId,
+    page_id: PageId.optional().describe('Only requests of this page (default: every page of the session).'),
+    since_seq: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+    filter: z.string().optional().describe('URL substring, glob, or /regex/.'),
+    resource_type: z.string().optional().describe('document, xhr, fetch, script, image, …'),
+  })
+  .strict();
 
 /* Custom methods (namespaced tabwright.*) */
 
@@ -267,12 +273,21 @@ export const DialogHandleParams = PageParams.extend({
   prompt_text: z.string().optional(),
 }).strict();
 
+const DialogAction = z.enum(['accept', 'dismiss', 'hold']);
+
 export const DialogPolicyParams = z
   .object({
     session_id: SessionId,
     policy: z.union([
-      z.enum(['accept', 'dismiss', 'hold']),
-      z.record(z.enum(['alert', 'confirm', 'prompt', 'beforeunload']), z.enum(['accept', 'dismiss', 'hold'])),
+      DialogAction,
+      z
+        .object({
+          alert: DialogAction.optional(),
+          confirm: DialogAction.optional(),
+          prompt: DialogAction.optional(),
+          beforeunload: DialogAction.optional(),
+        })
+        .strict(),
     ]),
   })
   .strict();
