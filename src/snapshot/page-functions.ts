@@ -31,6 +31,16 @@ export const pageCallJson = new Function('arg', `${INSTALL}\nreturn JSON.stringi
   arg: PageCall,
 ) => string;
 
+/**
+ * The call without the installer: a few hundred bytes to send and compile
+ * instead of the whole script. Returns null when the script is not installed
+ * in this document yet (then use pageCallJson).
+ */
+export const pageCallJsonInstalled = new Function(
+  'arg',
+  `const tw = globalThis[${KEY}]; return tw ? JSON.stringify(tw.call(arg)) : null;`,
+) as (arg: PageCall) => string | null;
+
 /** True when the frame's document shows nothing (no elements, no text) in its body. */
 export const blankProbe = new Function(
   '_',

@@ -5,7 +5,7 @@ import type { Page } from '../engine/page.js';
 import { diffAndRemember, type SnapshotDiff } from './diff.js';
 import type { RawElement, WalkError, WalkOptions, WalkResult } from './injected/types.js';
 import { type ElementEntry, elementsOf, type SnapshotNode } from './model.js';
-import { blankProbe, ownerIdentity, pageCallJson } from './page-functions.js';
+import { blankProbe, ownerIdentity, pageCallJson, pageCallJsonInstalled } from './page-functions.js';
 import { registryOf, targetOf } from './refs.js';
 import { joinLines, type Line, type RenderOptions, renderAgentText } from './render.js';
 
@@ -209,11 +209,10 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
             if (empty) return { frame, error: 'empty' };
           }
         }
-        const json = await frame.evaluate(
-          pageCallJson,
-          { op: 'walk', opts: perFrameOpts.get(frame.id) ?? walkOpts },
-          rem(d),
-        );
+        const arg = { op: 'walk' as const, opts: perFrameOpts.get(frame.id) ?? walkOpts };
+        // The walker is installed once per document; later calls send only a small stub.
+        let json = await frame.evaluate(pageCallJsonInstalled, arg, rem(d));
+        if (json === null) json = await frame.evaluate(pageCallJson, arg, rem(d));
         const res = JSON.parse(json) as WalkResult | WalkError;
         if (!res.ok) {
           if (frame === rootFrame) throw walkErrorToTabwright(res, o);
