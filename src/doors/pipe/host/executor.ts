@@ -220,21 +220,15 @@ export class PipeExecutor {
     action: 'storageSet' | 'storageGet',
     p: Record<string, unknown>,
   ): Promise<ActionResult> {
-    const page = this.pageFor(p.zombie_id as string | undefined) as Page & StorageHooks;
+    const page = this.pageFor(p.zombie_id as string | undefined);
     const area = (p.area as 'local' | 'session' | undefined) ?? 'local';
     const key = String(p.key);
-    if (typeof page.storageSet !== 'function' || typeof page.storageGet !== 'function') {
-      throw new PipeError(
-        'internal_error',
-        'This engine build has no page storage access; update tabwright.',
-      );
-    }
     if (action === 'storageSet') {
       await page.storageSet(area, key, String(p.value), this.opts());
       return { data: { key, area, stored: true } };
     }
     const value = await page.storageGet(area, key, this.opts());
-    return { data: { key, area, value: storageValue(value, key) } };
+    return { data: { key, area, value: typeof value === 'string' ? value : null } };
   }
 
   /** Closes the zombie pages (the session closes the rest). */
@@ -242,32 +236,6 @@ export class PipeExecutor {
     await Promise.allSettled([...this.zombies.values()].map((z) => z.close()));
     this.zombies.clear();
   }
-}
-
-/** The engine's storage hooks (Page.storageGet/storageSet), typed loosely so either result shape works. */
-interface StorageHooks {
-  storageSet?: (
-    area: 'local' | 'session',
-    key: string,
-    value: string,
-    opts?: { timeoutMs?: number },
-  ) => Promise<unknown>;
-  storageGet?: (area: 'local' | 'session', key?: string, opts?: { timeoutMs?: number }) => Promise<unknown>;
-}
-
-function storageValue(result: unknown, key: string): string | null {
-  if (result === null || result === undefined) return null;
-  if (typeof result === 'string') return result;
-  if (typeof result === 'object') {
-    const r = result as Record<string, unknown>;
-    if ('value' in r) return r.value === null || r.value === undefined ? null : String(r.value);
-    if (r.entries && typeof r.entries === 'object') {
-      const v = (r.entries as Record<string, unknown>)[key];
-      return v === undefined || v === null ? null : String(v);
-    }
-    if (key in r) return r[key] === null ? null : String(r[key]);
-  }
-  return null;
 }
 
 function target(p: Record<string, unknown>): Target {
