@@ -7,6 +7,7 @@ import { log } from '../../engine/log.js';
 import { mountMcpHttp } from '../mcp/http.js';
 import { type DoorState, dispatch, SERIALIZE_WAIT_MS } from './dispatch.js';
 import { CommandFailure, failure, invalidArgument, type Reply } from './envelope.js';
+import { METHODS } from './methods.js';
 import { BODY_LIMIT, checkBindPolicy, requestGuard } from './security.js';
 import { Snowflake } from './snowflake.js';
 import { resolveDataFile } from './static-files.js';
@@ -118,12 +119,9 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     );
   });
 
-  // GET mirrors of list_methods / get_config / list_tasks (§2), through the same dispatcher.
-  const mirror = (method: string) => async (_req: unknown, res: FastifyReply) =>
-    send(res, await dispatch(JSON.stringify({ method }), state));
-  app.get('/playwright/methods', mirror('list_methods'));
-  app.get('/playwright/config', mirror('get_config'));
-  app.get('/playwright/tasks', mirror('list_tasks'));
+  app.get('/playwright/methods', async (_req, res) =>
+    send(res, { status: 200, body: { data: { methods: [...METHODS.keys()].sort() }, code: 1, ok: true } }),
+  );
 
   app.get('/data/*', async (req, res) => {
     const rawRest = req.raw.url?.slice('/data/'.length) ?? '';
