@@ -43,7 +43,12 @@ export async function runDaemon(name: string): Promise<void> {
   }
 
   const harness = new Harness({ log: dlog });
-  const runner = new SnippetRunner(harness.globals(), (level, line) => dlog[level]({ console: true }, line));
+  // Snippet console output always reaches the log (whatever TABWRIGHT_LOG says), one JSON line each.
+  const runner = new SnippetRunner(harness.globals(), (level, line) => {
+    process.stderr.write(
+      `${JSON.stringify({ time: Date.now(), console: level, daemon: name, msg: line })}\n`,
+    );
+  });
 
   let server: Server | undefined;
   let stopping = false;

@@ -66,6 +66,8 @@ const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
  * the files now on disk to say when the daemon runs older code.
  */
 export function codeStamp(version: string): string {
+  // Tests (and packagers) may pin the stamp; the daemon inherits it from the CLI that started it.
+  if (process.env.TABWRIGHT_JS_CODE_STAMP) return process.env.TABWRIGHT_JS_CODE_STAMP;
   let newest = 0;
   const walk = (dir: string, depth: number) => {
     if (depth > 6 || !existsSync(dir)) return;
