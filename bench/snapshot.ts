@@ -51,10 +51,10 @@ const verbose = args.includes('--verbose');
 /** Our options: defaults, but no character budget, so recall is measured on the whole page like Playwright's. */
 const OURS = { max_chars: 10_000_000 };
 
-// Whitespace-normalized; zero-width characters count as whitespace.
+// Whitespace-normalized; zero-width characters are dropped (as in our names).
 const norm = (s: string) =>
   s
-    .replace(/\u200b|\u200c|\u200d|\u2060|\ufeff/g, ' ')
+    .replace(/\u200b|\u200c|\u200d|\u2060|\ufeff/g, '')
     .replace(/\s+/g, ' ')
     .trim();
 /** Chromium-internal roles whose ARIA mapping is a standard role. */

@@ -779,7 +779,7 @@ function accName(el: Element, role: string): string {
     if (type === 'submit' || type === 'reset' || type === 'button') {
       const v = input.getAttribute('value');
       // An explicit value, even empty, is the caption (Chromium); the default label only without one.
-      if (v !== null) return norm(v) || norm(el.getAttribute('title') ?? '');
+      if (v !== null) return norm(v);
       if (type === 'submit') return 'Submit';
       if (type === 'reset') return 'Reset';
       return labelsText(el) ?? norm(el.getAttribute('title') ?? '');
