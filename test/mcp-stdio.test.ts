@@ -152,4 +152,27 @@ describe('tabwright mcp (stdio)', () => {
     const closed = await mcp.call('tabs', { action: 'close', page_id: newId });
     assert.equal(closed.split('\n').length, 1, closed);
   });
+  test('evaluate, console, network (with a body), storage and cookies', async () => {
+    await mcp.call('navigate', { url: `${server.url}/corpus/apps/todomvc-react/index.html` });
+    assert.equal(await mcp.call('evaluate', { script: '1 + 1' }), '2');
+    assert.equal(await mcp.call('evaluate', { script: '(a, b) => a * b', args: [6, 7] }), '42');
+    assert.equal(
+      await mcp.call('evaluate', { script: "console.warn('mcp-hello'); return document.title" }),
+      '"TodoMVC: React"',
+    );
+    const thrown = await mcp.fail('evaluate', { script: "throw new Error('boom')" });
+    assert.match(thrown, /^Error invalid_request\/script_error/);
+    const input = refIn(await mcp.call('snapshot'), (l) => l.includes('textbox'));
+    assert.equal(await mcp.call('evaluate', { ref: input, script: '(el) => el.className' }), '"new-todo"');
+    assert.match(await mcp.call('console', { level: 'warning' }), /#\d+ warning mcp-hello/);
+    await mcp.call('evaluate', { script: "fetch('/echo?from=mcp').then((r) => r.text())" });
+    const list = await mcp.call('network', { filter: 'echo?from=mcp' });
+    const id = /^(r\d+) GET 200 fetch .*\[body\]$/m.exec(list)?.[1];
+    assert.ok(id, list);
+    assert.match(await mcp.call('network', { request_id: id }), /from=mcp/);
+    await mcp.call('storage', { area: 'local', action: 'set', key: 'k', value: 'v1' });
+    assert.equal(await mcp.call('storage', { area: 'local', key: 'k' }), 'v1');
+    await mcp.call('storage', { area: 'cookies', action: 'set', key: 'c1', value: 'yes' });
+    assert.match(await mcp.call('storage', { area: 'cookies' }), /^c1=yes/m);
+  });
 });

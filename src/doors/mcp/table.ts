@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { q, renderError, renderNavigation, renderPages } from './render.js';
 import { renderSnapshot } from './snapshot-text.js';
+import { MORE_TOOLS } from './table-more.js';
 import {
   runAction as act,
   ClickFields,
@@ -371,4 +372,5 @@ export const ALL_TOOLS: ToolDef[] = [
   dialog,
   downloads,
   session,
+  ...MORE_TOOLS,
 ];
