@@ -119,14 +119,21 @@ return { fill, click, stale, viaFreshRef, inContext, select, ambiguous: { status
 
   test('guards: a blocked origin, a sensitive fill refused unless opted in, a deadline', async () => {
     const r = await js.json<Record<string, { status: string; reason: string }>>(`
+const away = await page.locator('#away').click();
 const goto = await page.goto('${fx.altUrl}/fixtures/js/other.html');
 const pw = await page.locator('#pw').fill('hunter2');
 const priv = await page.getByRole('textbox', { name: 'Private note' }).fill('x');
 const optIn = await page.locator('#pw').fill('hunter2', { allowSensitive: true });
 const slow = await page.goto('${fx.url}/slow?ms=4000', { timeoutMs: 800 });
 const tooLong = await page.goto('${fx.url}/', { timeoutMs: 61000 }).then(() => 'resolved', e => e.code);
-return { goto, pw, priv, optIn, slow, tooLong: { status: tooLong } };
+return { away, goto, pw, priv, optIn, slow, tooLong: { status: tooLong } };
 `);
+    assert.equal(r.away!.status, 'executed');
+    assert.match(JSON.stringify(r.away), /blockedNavigation.*localhost/);
+    assert.ok(
+      String((r.away as { snapshot: { url: string } }).snapshot.url).startsWith(fx.url),
+      'the page stayed',
+    );
     assert.equal(r.goto!.status, 'blocked');
     assert.equal(r.goto!.reason, 'origin_denied');
     assert.equal(r.pw!.status, 'blocked');

@@ -33,6 +33,8 @@ export function jsCli(name: string): JsCli {
     ...process.env,
     XDG_RUNTIME_DIR: runtimeDir,
     TABWRIGHT_LOG: process.env.TABWRIGHT_LOG ?? 'info',
+    // Pinned: a rebuild of dist/ by someone else mid-test must not make the daemon look stale.
+    TABWRIGHT_JS_CODE_STAMP: 'test-stamp',
   };
   const cli = (args: string[], input?: string): Promise<JsRun> =>
     new Promise((resolve, reject) => {

@@ -386,6 +386,7 @@ export class HarnessPage implements LocatorHost {
     let receipt: Receipt | undefined;
     let sensitive: string | null = null;
     let failure: ActionResult | undefined;
+    let blockedSeq = -1;
     try {
       const resolved = await this.engine.run('js.resolve', 'read', rest(d), (dd) =>
         resolveTarget(this.engine, target, dd),
@@ -406,7 +407,10 @@ export class HarnessPage implements LocatorHost {
             });
           }
         }
-        if (!failure) receipt = await this.engine.act({ element_ref: resolved.ref }, spec, rest(d));
+        if (!failure) {
+          blockedSeq = this.session.network.lastSeq;
+          receipt = await this.engine.act({ element_ref: resolved.ref }, spec, rest(d));
+        }
       }
     } catch (err) {
       failure = resultFromError(err);
@@ -443,6 +447,14 @@ export class HarnessPage implements LocatorHost {
       ...(r.warnings.length ? { warnings: r.warnings } : {}),
       ...(r.hint ? { note: r.hint } : {}),
     });
+    // A navigation or popup the action caused that the allowlist stopped: say so (the page stayed where it was).
+    const blocked = this.session
+      .blockedRequests({ since_seq: blockedSeq, page_id: this.engine.id })
+      .filter((b) => b.kind !== 'subresource');
+    if (blockedSeq >= 0 && blocked.length) {
+      out.blockedNavigation = blocked.map((b) => ({ kind: b.kind, url: b.url, origin: b.origin }));
+      out.note = `The action led to ${blocked[0]!.origin}, outside allowedOrigins; that navigation was blocked and the page stayed.`;
+    }
     await this.readBack(out, d, verify);
     return out;
   }
