@@ -97,10 +97,10 @@ describe('waits: one test per condition', () => {
       page.wait({ element_ref_present: ref }, {}, { timeoutMs: 1500 }),
       'not_ready',
     );
-    assert.deepEqual((err.details.conditions as { observed: unknown }[])[0]!.observed, {
-      ref,
-      present: false,
-    });
+    const observed = (err.details.conditions as { observed: { ref: string; present: boolean } }[])[0]!
+      .observed;
+    assert.equal(observed.ref, ref);
+    assert.equal(observed.present, false);
     await rejectsWith(page.wait({ element_ref_present: 'e999999' }), 'element_not_found');
     await rejectsWith(page.wait({ element_ref_present: 'go' }), 'invalid_request');
   });

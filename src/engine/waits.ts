@@ -248,7 +248,8 @@ export interface Check {
 interface PollContext {
   page: Page;
   deadline: Deadline;
-  resolver?: ElementResolver;
+  /** Time one browser call of this poll may take: what is left minus the reporting margin, at most 2 s. */
+  budget(): number;
 }
 
 function selectorSpec(
@@ -339,11 +340,16 @@ export function buildChecks(conds: WaitConditions, opts: WaitRequestOptions): Ch
         checks.push({
           name,
           evaluate: async (c) => {
-            const el = await resolver(ref, {
-              page: c.page,
-              timeoutMs: Math.min(2000, Math.max(1, c.deadline.remaining() - 50)),
-            });
-            return st(name, el !== null, { ref, present: el !== null });
+            try {
+              const el = await resolver(ref, { page: c.page, timeoutMs: c.budget() });
+              return st(name, el !== null, { ref, present: el !== null });
+            } catch (err) {
+              // A bad, unknown or foreign ref (and a dead page) ends the wait; a slow or navigating page
+              // is observed again on the next poll.
+              const fatal = ['invalid_request', 'element_not_found', 'browser_not_running', 'page_not_found'];
+              if (!(err instanceof TabwrightError) || fatal.includes(err.code)) throw err;
+              return st(name, false, { ref, present: false, error: err.message });
+            }
           },
         });
         break;
@@ -418,10 +424,7 @@ export function buildChecks(conds: WaitConditions, opts: WaitRequestOptions): Ch
           name,
           evaluate: async (c) => {
             try {
-              const value = await c.page.backend.evaluateExpression(
-                expression,
-                Math.min(2000, Math.max(1, c.deadline.remaining() - 50)),
-              );
+              const value = await c.page.backend.evaluateExpression(expression, c.budget());
               return st(name, !!value, { value: preview(value) });
             } catch (err) {
               const cause =
@@ -476,17 +479,21 @@ export async function runWait(
   let states: ConditionState[] = [];
   // The last successful in-page observation: reported (marked stale) when a later probe fails.
   let lastProbe: ProbeOut[] | null = null;
+  // Stop observing this long before the deadline, so the detailed failure below reaches the caller
+  // before the page queue's own (generic) deadline error, even on a loaded machine.
+  const margin = Math.min(300, Math.max(60, deadline.timeoutMs * 0.1));
+  const ctx: PollContext = {
+    page,
+    deadline,
+    budget: () => Math.min(2000, Math.max(1, deadline.remaining() - margin)),
+  };
   for (;;) {
     page.dialogs.assertNoneHeld('page.wait');
     let probed: ProbeOut[] | null = null;
     let probeError: string | null = null;
     if (items.length) {
       try {
-        probed = await page.backend.evaluate(
-          probe,
-          items,
-          Math.min(2000, Math.max(1, deadline.remaining() - 50)),
-        );
+        probed = await page.backend.evaluate(probe, items, ctx.budget());
       } catch (err) {
         if (err instanceof TabwrightError && ['browser_not_running', 'page_not_found'].includes(err.code))
           throw err;
@@ -513,7 +520,7 @@ export async function runWait(
           states.push({ condition: c.name, satisfied: false, observed: { error: probeError } });
           continue;
         }
-        const st = await c.evaluate({ page, deadline }, p.v);
+        const st = await c.evaluate(ctx, p.v);
         if (!probed) {
           // Could not look this time (navigating, busy): never claim success from an old observation.
           st.satisfied = false;
@@ -521,7 +528,7 @@ export async function runWait(
         }
         states.push(st);
       } else {
-        states.push(await c.evaluate({ page, deadline }, undefined));
+        states.push(await c.evaluate(ctx, undefined));
       }
     }
     const held = states.filter((s) => s.satisfied);
@@ -535,7 +542,7 @@ export async function runWait(
       };
     }
     // Leave time to report before the queue's own deadline fires.
-    if (deadline.remaining() <= poll + 60 || deadline.signal.aborted) break;
+    if (deadline.remaining() <= poll + margin || deadline.signal.aborted) break;
     await sleep(poll);
   }
   const failed = states.filter((s) => !s.satisfied);
