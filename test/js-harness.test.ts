@@ -131,7 +131,7 @@ return { away, goto, pw, priv, optIn, slow, tooLong: { status: tooLong } };
     assert.equal(r.away!.status, 'executed');
     assert.match(JSON.stringify(r.away), /blockedNavigation.*localhost/);
     assert.ok(
-      String((r.away as { snapshot: { url: string } }).snapshot.url).startsWith(fx.url),
+      String((r.away as unknown as { snapshot: { url: string } }).snapshot.url).startsWith(fx.url),
       'the page stayed',
     );
     assert.equal(r.goto!.status, 'blocked');
