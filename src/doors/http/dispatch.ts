@@ -47,7 +47,7 @@ export async function dispatch(rawBody: string | undefined, state: DoorState): P
       const hint = suggestions.length > 0 ? `，你是不是想用 ${suggestions.join(' / ')}？` : '';
       throw invalidArgument(`不支持的方法：${method}${hint}`, { suggestions });
     }
-    const raw = paramsObject(method, env.params);
+    const raw = batchShortcut(method, paramsObject(method, env.params));
     unknownParams = unknownKeys(def.schema, raw);
     const params = validate(def, raw);
     const reply = await runMethod(def, env.id, params, state);
@@ -140,6 +140,43 @@ function taskIdOf(method: string, raw: unknown): string {
   throw invalidArgument(`${method} 失败：参数 id 无效：必须是数字或数字字符串`, { field: 'id' });
 }
 
+/**
+ * `commands` shortcut (§13.2): params without `commands`, with exactly one key that is not
+ * `stopOnError`, is a one-step batch (`"params":{"get_title":{}}`).
+ */
+function batchShortcut(method: string, raw: Data): Data {
+  if (method !== 'commands' || 'commands' in raw) return raw;
+  const keys = Object.keys(raw);
+  if (keys.length === 1 && keys[0] !== 'stopOnError') return { commands: [raw] };
+  return raw;
+}
+
+/** One batch step through the same checks and evidence path as a single command (§13.3). */
+async function runStep(
+  method: string,
+  rawParams: unknown,
+  parent: MethodContext,
+  state: DoorState,
+): Promise<Data> {
+  const def = METHODS.get(method);
+  if (!def) {
+    const suggestions = suggestMethods(method, [...METHODS.keys()]);
+    const hint = suggestions.length > 0 ? `，你是不是想用 ${suggestions.join(' / ')}？` : '';
+    throw invalidArgument(`不支持的方法：${method}${hint}`, { suggestions });
+  }
+  if (def.name === 'commands') throw invalidArgument('commands 不能嵌套：批量里的每一项必须是单条命令');
+  if (def.task === 'new') throw invalidArgument(`${method} 不能放在批量里执行：请单独调用`);
+  const raw = paramsObject(method, rawParams);
+  const unknownParams = unknownKeys(def.schema, raw);
+  const params = validate(def, raw);
+  const ctx: MethodContext = { ...parent, method: def.name, runStep: undefined };
+  const data =
+    def.task === 'none' || def.task === 'existing-unlocked'
+      ? await def.run(ctx, params)
+      : await runWithEvidence(def, ctx, params, state);
+  return withUnknown(data, unknownParams);
+}
+
 async function runMethod(def: MethodDef, rawId: unknown, params: Data, state: DoorState): Promise<Data> {
   const base: MethodContext = {
     startedAt: state.startedAt,
@@ -160,6 +197,8 @@ async function runMethod(def: MethodDef, rawId: unknown, params: Data, state: Do
   const task = state.tasks.get(id);
   if (!task) throw unknownTask(id, state);
   if (def.task === 'existing-unlocked') return def.run({ ...base, id, task }, params);
+  const ctx: MethodContext = { ...base, id, task };
+  ctx.runStep = (stepMethod, rawParams) => runStep(stepMethod, rawParams, ctx, state);
 
   const waitStarted = Date.now();
   if (!(await task.lock.acquire(state.serializeWaitMs))) {
@@ -178,7 +217,7 @@ async function runMethod(def: MethodDef, rawId: unknown, params: Data, state: Do
   try {
     // The task may have been closed (or its start failed) while we waited.
     if (state.tasks.get(id) !== task || !task.session) throw unknownTask(id, state);
-    return await runWithEvidence(def, { ...base, id, task }, params, state);
+    return await runWithEvidence(def, ctx, params, state);
   } finally {
     task.lock.release();
   }

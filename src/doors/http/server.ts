@@ -5,9 +5,9 @@ import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
 import type { Engine } from '../../engine/engine.js';
 import { log } from '../../engine/log.js';
 import { mountMcpHttp } from '../mcp/http.js';
+import { registerDashboard } from './dashboard/index.js';
 import { type DoorState, dispatch, SERIALIZE_WAIT_MS } from './dispatch.js';
 import { CommandFailure, failure, invalidArgument, type Reply } from './envelope.js';
-import { METHODS } from './methods.js';
 import { BODY_LIMIT, checkBindPolicy, requestGuard } from './security.js';
 import { Snowflake } from './snowflake.js';
 import { resolveDataFile } from './static-files.js';
@@ -119,9 +119,12 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     );
   });
 
-  app.get('/playwright/methods', async (_req, res) =>
-    send(res, { status: 200, body: { data: { methods: [...METHODS.keys()].sort() }, code: 1, ok: true } }),
-  );
+  // GET mirrors of list_methods / get_config / list_tasks (§2), through the same dispatcher.
+  const mirror = (method: string) => async (_req: unknown, res: FastifyReply) =>
+    send(res, await dispatch(JSON.stringify({ method }), state));
+  app.get('/playwright/methods', mirror('list_methods'));
+  app.get('/playwright/config', mirror('get_config'));
+  app.get('/playwright/tasks', mirror('list_tasks'));
 
   app.get('/data/*', async (req, res) => {
     const rawRest = req.raw.url?.slice('/data/'.length) ?? '';
@@ -178,6 +181,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   });
 
   mountMcpHttp(app, engine); // MCP over streamable HTTP at /mcp (src/doors/mcp/http.ts)
+  registerDashboard(app, state); // the person's dashboard at GET / (src/doors/http/dashboard/)
 
   await app.listen({ host, port: opts.port ?? DEFAULT_PORT });
   const port = (app.server.address() as AddressInfo).port;

@@ -66,6 +66,8 @@ export async function settle(
   value: 'value' | 'checked' | null,
   beforeUrl: string | undefined,
   arrived: { popup: () => boolean; download: () => boolean },
+  /** Keep observing at least this long even when the page is quiet (a fixed window, e.g. the HTTP door's 500 ms). */
+  minMs = 0,
 ): Promise<SettleResult> {
   const started = Date.now();
   let mutations = 0;
@@ -132,7 +134,7 @@ export async function settle(
     }
     // Requests in flight keep the window open (they may still change the page), up to the cap.
     const elapsed = Date.now() - started;
-    if (inflight() === 0 || elapsed >= capMs || d.remaining() < 100 || page.closed) {
+    if ((inflight() === 0 && elapsed >= minMs) || elapsed >= capMs || d.remaining() < 100 || page.closed) {
       return {
         windowMs: elapsed,
         quiet: quiet && inflight() === 0,

@@ -222,6 +222,7 @@ async function run(
           popup: () => page.session.pages().some((p) => !pagesBefore.has(p.id)),
           download: () => page.session.downloads.lastSeq > marks.downloadSeq,
         },
+        Math.min(opts.observe_min_ms ?? 0, capMs),
       );
   const frameAfter = heldDialog ? null : (win.fingerprint ?? (await readFingerprint(observedFrame, d)));
   const after = heldDialog || observedFrame === mainFrame ? frameAfter : await readFingerprint(mainFrame, d);

@@ -53,6 +53,11 @@ export type ActionName = ActionSpec['action'];
 export interface ActionOptions extends OperationOptions {
   /** Cap of the observation window after dispatch. Default 500 ms. */
   observe_ms?: number;
+  /**
+   * Observe at least this long even when the page is quiet (capped at observe_ms). Default 0: the
+   * window ends as soon as the DOM is quiet. Late effects (a popup opened from a timer) need it.
+   */
+  observe_min_ms?: number;
   /** Include a snapshot diff of the page in the receipt. Default false. */
   snapshot_diff?: boolean;
   /**

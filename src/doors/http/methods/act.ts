@@ -3,6 +3,9 @@ import type { Data } from '../envelope.js';
 import { type Around, clickReceipt } from '../render/receipts.js';
 import { ACTION_TIMEOUT_MS, budget, type MethodContext, plainFailure, sessionOf } from './common.js';
 
+/** The reference's observation window (§10.1 observationWindowMs). */
+export const OBSERVE_MS = 500;
+
 /** What an index points at: an engine ref from the task's last get_browser_state. */
 export interface IndexTarget {
   ref: string;
@@ -66,7 +69,13 @@ export async function act(
 ): Promise<Acted> {
   const page = sessionOf(ctx).page();
   const before = around(ctx);
-  const receipt = await page.act(target, spec, { timeoutMs: budget(timeoutMs, ACTION_TIMEOUT_MS) });
+  // Clicks observe the reference's full 500 ms window (§10.1), so late effects such as a popup
+  // opened from a timer are seen; other actions end their window as soon as the page is quiet.
+  const receipt = await page.act(target, spec, {
+    timeoutMs: budget(timeoutMs, ACTION_TIMEOUT_MS) + (spec.action === 'click' ? OBSERVE_MS : 0),
+    observe_ms: OBSERVE_MS,
+    observe_min_ms: spec.action === 'click' ? OBSERVE_MS : 0,
+  });
   return { receipt, before, after: around(ctx) };
 }
 

@@ -21,14 +21,8 @@ export interface MethodContext {
   task?: Task;
   /** Server start time (get_config, list_tasks). */
   startedAt?: Date;
-  /** Runs one step of a batch through the same path as a single command (batch.ts). */
-  runStep?: (method: string, params: Data) => Promise<StepOutcome>;
-}
-
-export interface StepOutcome {
-  ok: boolean;
-  data: Data;
-  msg?: string;
+  /** Runs one step of a batch through the same checks and evidence path as a single command (batch.ts). */
+  runStep?: (method: string, params: unknown) => Promise<Data>;
 }
 
 /**

@@ -1,0 +1,158 @@
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Data } from '../envelope.js';
+import { def, fail, type MethodContext, type MethodDef } from './common.js';
+
+/** Introspection (§8.15) and settings the engine does not have yet. */
+
+/** Filled in by methods.ts (the registry imports this family, so it cannot import the registry). */
+export const registry: { names: () => string[] } = { names: () => [] };
+
+const listMethods = def({
+  name: 'list_methods',
+  task: 'none',
+  schema: z.object({ filter: z.string().optional() }),
+  async run(_ctx, p) {
+    const all = registry.names().sort();
+    const f = p.filter?.toLowerCase();
+    const methods = f ? all.filter((n) => n.includes(f)) : all;
+    return { methods, count: methods.length, total: all.length, filter: p.filter };
+  },
+});
+
+export function configData(ctx: MethodContext): Data {
+  return {
+    engine: 'chromium',
+    configuredType: 'chromium',
+    profileDir: join(ctx.engine.home, 'profiles'),
+    dataDir: ctx.dataDir,
+    jsDir: join(ctx.engine.home, 'scripts', 'js'),
+    action: { timeoutMs: 5_000, jsFallback: false, mouseFallback: false },
+    tasks: ctx.tasks.all().length,
+    commands: { maxBatch: 200, serializeWaitMs: 5_000 },
+    capture: { enabled: true, timeoutMs: 8_000 },
+    eval: { timeoutMs: 60_000, maxTimeoutMs: 60_000 },
+    command: { timeoutMs: null, note: '每个引擎操作自带 ≤60 s 的期限，没有额外的命令级看门狗' },
+    network: { record: 'on' },
+    json: { skipNull: true },
+  };
+}
+
+const getConfig = def({
+  name: 'get_config',
+  task: 'new',
+  schema: z.object({}),
+  async run(ctx) {
+    const data = configData(ctx);
+    const task = ctx.id ? ctx.tasks.get(ctx.id) : undefined;
+    if (task?.session)
+      data.browser = { ...task.session.info(), headless: task.headless, profile: task.profile };
+    return data;
+  },
+});
+
+export function tasksData(ctx: MethodContext): Data {
+  return {
+    tasks: ctx.tasks.all().map((t) => {
+      let url: string | undefined;
+      let title: string | undefined;
+      try {
+        const info = t.session?.page().info();
+        url = info?.url;
+        title = info?.title;
+      } catch {
+        // a task without an open tab
+      }
+      return {
+        id: t.id,
+        url,
+        title,
+        tabCount: t.session?.pages().length ?? 0,
+        captureSeq: t.seq ?? 0,
+        inflight: t.lock.busy,
+        profile: t.profile,
+        starting: t.session === undefined ? true : undefined,
+      };
+    }),
+    browser: { type: 'chromium', mode: 'managed' },
+  };
+}
+
+const listTasks = def({
+  name: 'list_tasks',
+  task: 'none',
+  schema: z.object({}),
+  async run(ctx) {
+    return tasksData(ctx);
+  },
+});
+
+const cleanup = def({
+  name: 'cleanup',
+  task: 'none',
+  schema: z.object({
+    scope: z.enum(['all', 'data', 'trace', 'upload']).optional(),
+    olderThanHours: z.number().min(0).optional(),
+    keepLatest: z.number().int().min(0).optional(),
+    dryRun: z.boolean().optional(),
+  }),
+  async run(ctx, p) {
+    const scope = p.scope ?? 'all';
+    const dryRun = p.dryRun ?? true;
+    const cutoff = Date.now() - (p.olderThanHours ?? 24) * 3_600_000;
+    const files: { path: string; size: number; mtime: number }[] = [];
+    if (scope === 'all' || scope === 'data') {
+      const dirs = await readdir(ctx.dataDir).catch(() => [] as string[]);
+      for (const d of dirs) {
+        const dir = join(ctx.dataDir, d);
+        const names = await readdir(dir).catch(() => [] as string[]);
+        const entries = [];
+        for (const n of names) {
+          const s = await stat(join(dir, n)).catch(() => null);
+          if (s?.isFile()) entries.push({ path: join(dir, n), size: s.size, mtime: s.mtimeMs });
+        }
+        entries.sort((a, b) => b.mtime - a.mtime);
+        files.push(...entries.slice(p.keepLatest ?? 0).filter((e) => e.mtime < cutoff));
+      }
+    }
+    if (!dryRun) for (const f of files) await rm(f.path, { force: true });
+    return {
+      scope,
+      dryRun,
+      count: files.length,
+      bytes: files.reduce((n, f) => n + f.size, 0),
+      files: files.slice(0, 200).map((f) => f.path),
+      note:
+        scope === 'trace' || scope === 'upload'
+          ? 'tabwright 不写调用追踪，也没有上传暂存目录：没有可清理的文件'
+          : undefined,
+    };
+  },
+});
+
+/** Methods whose browser behaviour the engine does not offer yet: an explicit refusal, never a silent no-op. */
+function notYet(name: string, why: string): MethodDef {
+  return def({
+    name,
+    task: 'existing',
+    schema: z.object({}).catchall(z.unknown()),
+    async run(ctx) {
+      throw fail(ctx.method, 'ACTION_FAILED', `${ctx.method} 尚未支持：${why}`, { notImplemented: true });
+    },
+  });
+}
+
+export const META: MethodDef[] = [
+  listMethods,
+  getConfig,
+  listTasks,
+  cleanup,
+  notYet('set_viewport', '引擎还没有视口仿真'),
+  notYet('set_geolocation', '引擎还没有地理位置仿真'),
+  notYet('set_offline', '引擎还没有离线仿真'),
+  notYet('set_headers', '引擎还没有额外请求头设置'),
+  notYet('set_media', '引擎还没有配色方案仿真'),
+  notYet('set_credentials', '引擎还没有 HTTP 认证设置'),
+  notYet('pdf', '引擎还没有 PDF 导出'),
+];
