@@ -155,14 +155,14 @@ for (const s of script) {
     message: resp.error?.message ?? null, data: resp.data, timing: resp.timing });
 }
 process.stderr.write('RESULTS ' + JSON.stringify(results) + '\n');
-process.exit(0);
+process.exit(Number(process.argv[4] ?? 0));
 `;
 
 describe('tabwright pipe against a hand-written agent', () => {
-  function handAgent(script: unknown[], mode = 'ok'): string {
+  function handAgent(script: unknown[], mode = 'ok', exitCode = 0): string {
     const file = join(home.dir, 'hand-agent.mjs');
     writeFileSync(file, HAND_AGENT);
-    return `node ${file} ${writeJson(`script-${Math.random().toString(36).slice(2)}.json`, script)} ${mode}`;
+    return `node ${file} ${writeJson(`script-${Math.random().toString(36).slice(2)}.json`, script)} ${mode} ${exitCode}`;
   }
   const results = (r: PipeRun) => {
     const line = r.stderr.split('\n').find((l) => l.startsWith('[agent] RESULTS '));
@@ -247,7 +247,7 @@ describe('tabwright pipe against a hand-written agent', () => {
     assert.equal(r.stdout, '');
   });
 
-  test('the circuit breaker refuses everything after repeated failures', async () => {
+  test("the circuit breaker refuses everything after repeated failures; the host exits with the agent's code", async () => {
     const h = '127.0.0.1';
     const page = `${fx.url}/fixtures/pipe/form.html`;
     const script = [
@@ -261,8 +261,9 @@ describe('tabwright pipe against a hand-written agent', () => {
       '--rules',
       rules({ circuit_breaker: { max_failures: 3, window_ms: 60_000, cooldown_ms: 60_000 } }),
       '--agent',
-      handAgent(script),
+      handAgent(script, 'ok', 3),
     ]);
+    assert.equal(r.code, 3, "the agent's exit code");
     assert.deepEqual(
       results(r).map((x) => x.code ?? 'ok'),
       ['ok', 'action_not_allowed', 'action_not_allowed', 'action_not_allowed', 'circuit_open'],

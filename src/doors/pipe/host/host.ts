@@ -62,6 +62,7 @@ export class PipeHost {
   private lastSeq = 0;
   private chain: Promise<void> = Promise.resolve();
   private handshakeWaiter: ((ev: FrameEvent | null) => void) | null = null;
+  private early: { ev: FrameEvent; received: number }[] = [];
   private endedResolve!: () => void;
   /** Resolves when the agent's stdout ends and every accepted command has been answered. */
   readonly done: Promise<void>;
@@ -139,6 +140,7 @@ export class PipeHost {
       log.warn({ agent_id: ack.agent_id, unknown }, 'pipe: init_ack lists unknown actions; ignored');
     this.supported = new Set(ack.supported_actions.filter(isPipeAction));
     log.info({ agent_id: ack.agent_id, supported: [...this.supported] }, 'pipe: handshake complete');
+    for (const { ev: e, received } of this.early.splice(0)) this.enqueue(e, received);
     return { agent_id: ack.agent_id, supported_actions: ack.supported_actions };
   }
 
@@ -149,11 +151,16 @@ export class PipeHost {
       w(ev);
       return;
     }
+    const received = performance.now();
     if (this.agentId === null) {
-      log.warn({ kind: ev.kind }, 'pipe: message before the handshake completed; ignored');
+      // Commands may follow init_ack in the same chunk: hold them until the handshake is accepted.
+      this.early.push({ ev, received });
       return;
     }
-    const received = performance.now();
+    this.enqueue(ev, received);
+  }
+
+  private enqueue(ev: FrameEvent, received: number): void {
     this.chain = this.chain
       .then(() => this.handle(ev, received))
       .catch((err) => {
