@@ -279,25 +279,16 @@ export class HarnessBrowser {
     let engine: EnginePage;
     let closesSession: boolean;
     if (c.mode === 'attach') {
-      // The tab is made on the plain connection, then attached with the allowlist like any existing tab
-      // (a tab created inside a policy-enforcing attach session never finishes loading; engine issue).
-      const blank = await c.session.newPage({ activate: false });
-      const targetId = await pageTargetId(blank);
       session = await this.defaultEngine.startSession(
         { kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } },
         eo,
       );
-      let found: EnginePage | undefined;
-      for (const p of session.pages()) if ((await pageTargetId(p).catch(() => '')) === targetId) found = p;
-      if (!found) {
+      try {
+        engine = await session.newPage({ activate: false });
+      } catch (err) {
         await session.close().catch(() => {});
-        await blank.close().catch(() => {});
-        throw new TabwrightError(
-          'internal_error',
-          'The new tab did not appear on the page connection. Retry browser.open().',
-        );
+        throw err;
       }
-      engine = found;
       closesSession = true;
     } else {
       session = await c.engine.startSession({ kind: 'ephemeral', policy: { allowed_origins: origins } }, eo);
@@ -309,8 +300,9 @@ export class HarnessBrowser {
       if (opts.dialogs !== undefined) session.setDialogPolicy(opts.dialogs);
       await engine.open(url, 'load', eo);
     } catch (err) {
+      // The tab we made goes away again; an attach session's close only disconnects.
+      await engine.close().catch(() => {});
       if (closesSession) await session.close().catch(() => {});
-      else await engine.close().catch(() => {});
       throw err;
     }
     this.hooks.record({ action: 'open', url });
