@@ -62,6 +62,8 @@ const start = def({
           timeoutMs: START_TIMEOUT_MS,
         },
       );
+      // Reference §8.12: native dialogs are auto-accepted unless set_dialog_behavior says dismiss.
+      session.setDialogPolicy('accept');
       task.session = session;
       const info = session.info();
       return {

@@ -126,8 +126,8 @@ const getPageSnapshot = def({
     const session = sessionOf(ctx);
     const page = session.page();
     const loading = await page
-      .wait({ navigation_complete: 'load' }, {}, { timeoutMs: 50 })
-      .then(() => false)
+      .evaluateScript('document.readyState', { timeoutMs: 2_000 })
+      .then((r) => r.value !== 'complete')
       .catch(() => true);
     const data: Data = {
       url: page.url(),
