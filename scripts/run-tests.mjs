@@ -24,7 +24,7 @@ if (files.length === 0) {
 }
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
   { stdio: 'inherit', env: { ...process.env, TABWRIGHT_LOG: process.env.TABWRIGHT_LOG ?? 'warn' } },
 );
 process.exit(r.status ?? 1);

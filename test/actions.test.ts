@@ -420,3 +420,26 @@ describe('held dialogs', () => {
     await engine.closeSession(s.id);
   });
 });
+
+describe('blocked requests in receipts', () => {
+  test('a popup to a disallowed origin shows as blocked in the receipt', async () => {
+    const s = await engine.startSession({ policy: { allowed_origins: [server.url], subresources: 'allow' } });
+    const p = s.page();
+    await p.open(`${server.url}/fixtures/actions/form.html`);
+    await p.evaluate(
+      'test',
+      (alt: string) => {
+        const a = document.getElementById('popup') as HTMLAnchorElement;
+        a.href = `${alt}/fixtures/actions/other.html`;
+      },
+      server.altUrl,
+    );
+    const r = await p.act({ selector: '#popup' }, { action: 'click' });
+    assert.ok(
+      r.blocked_requests.some((b) => b.origin === server.altUrl),
+      JSON.stringify(r.blocked_requests),
+    );
+    assert.equal(r.changed, true);
+    await engine.closeSession(s.id);
+  });
+});

@@ -47,7 +47,8 @@ export async function startDebuggableChromium(): Promise<DebuggableChromium> {
         proc.kill('SIGKILL');
         await exited;
       }
-      rmSync(dir, { recursive: true, force: true });
+      // Chromium's helpers may still be writing to the profile for a moment after the kill.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }

@@ -497,6 +497,7 @@ function buildReceipt(o: {
     valueChanged ||
     o.navigated ||
     o.signals.dialog !== null ||
+    o.signals.blocked.length > 0 ||
     o.signals.downloads.length > 0;
   const readable = before !== null && after !== null;
   const target: Receipt['target'] = {};
@@ -524,6 +525,7 @@ function buildReceipt(o: {
     downloads: o.signals.downloads,
     observation: o.window,
     requests: o.signals.requests,
+    blocked_requests: o.signals.blocked,
     mode: 'trusted',
     warnings: o.warnings,
   };

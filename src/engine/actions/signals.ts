@@ -9,6 +9,7 @@ export interface SignalMarks {
   downloadSeq: number;
   requestsStarted: number;
   requestsFailed: number;
+  blockedSeq: number;
 }
 
 export function markSignals(page: Page): SignalMarks {
@@ -18,6 +19,7 @@ export function markSignals(page: Page): SignalMarks {
     downloadSeq: page.session.downloads.lastSeq,
     requestsStarted: net.started,
     requestsFailed: net.failed,
+    blockedSeq: page.session.network.lastSeq,
   };
 }
 
@@ -32,6 +34,10 @@ export function signalsSince(page: Page, m: SignalMarks) {
       .list(m.downloadSeq)
       .map((d) => ({ download_id: d.download_id, suggested_filename: d.suggested_filename })),
     requests: { count: net.started - m.requestsStarted, failed: net.failed - m.requestsFailed },
+    /** Requests the origin policy refused during the action (a blocked popup or form post shows here). */
+    blocked: page.session
+      .blockedRequests({ since_seq: m.blockedSeq })
+      .map((b) => ({ url: b.url, origin: b.origin, kind: b.kind })),
   };
 }
 

@@ -108,6 +108,8 @@ export interface Receipt {
   downloads: { download_id: string; suggested_filename: string }[];
   observation: { window_ms: number; cap_ms: number; quiet: boolean };
   requests: { count: number; failed: number };
+  /** Requests the session's origin policy refused during the action. */
+  blocked_requests: { url: string; origin: string; kind: string }[];
   /** How input was delivered. */
   mode: 'trusted' | 'synthetic' | 'none';
   /** The verify condition's outcome, when one was given. */
