@@ -40,6 +40,8 @@ export class ProviderClient {
   /** Replies whose id matched nothing (id null: unreadable requests). */
   readonly orphans: Reply[] = [];
   readonly events: EventMessage[] = [];
+  /** Every reply received, in arrival order (envelope checks). */
+  readonly replies: Reply[] = [];
   /** Lines on the provider's stdout that were not JSON envelopes (a protocol violation). */
   readonly badLines: string[] = [];
   stderr = '';
@@ -133,6 +135,7 @@ export class ProviderClient {
       if (msg && typeof msg === 'object' && typeof msg.event === 'string') {
         this.events.push(msg as EventMessage);
       } else if (msg && typeof msg === 'object' && 'ok' in msg) {
+        this.replies.push(msg as Reply);
         const cb = msg.id !== null ? this.pending.get(msg.id) : undefined;
         if (cb) {
           this.pending.delete(msg.id);
