@@ -199,7 +199,31 @@ export interface BackendPage {
   onRequestLog(listener: (event: RequestLogEvent) => void): void;
   /** Evaluates a JavaScript expression in the main frame (a function expression is called). */
   evaluateExpression(expression: string, timeoutMs: number): Promise<unknown>;
+  /**
+   * Streams the page's rendered frames (JPEG) to `onFrame` until the returned
+   * function is called (a live view for a person; CDP Page.startScreencast on Chromium).
+   */
+  startScreencast(
+    opts: ScreencastOptions,
+    onFrame: (frame: ScreencastFrame) => void,
+  ): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+export interface ScreencastOptions {
+  /** JPEG quality 0-100 (default 60). */
+  quality?: number;
+  maxWidth?: number;
+  maxHeight?: number;
+}
+
+export interface ScreencastFrame {
+  /** JPEG bytes. */
+  data: Buffer;
+  /** The viewport in CSS pixels the frame shows (input coordinates use these). */
+  width: number;
+  height: number;
+  at: number;
 }
 
 /** Session-kind entry points of a backend. */

@@ -1,5 +1,5 @@
 import type { Request as PwRequest } from 'playwright-core';
-import { type Frame, type Page, errors as pwErrors } from 'playwright-core';
+import { type CDPSession, type Frame, type Page, errors as pwErrors } from 'playwright-core';
 import { firstLine } from '../../engine/errors.js';
 import type {
   BackendConsoleMessage,
@@ -11,6 +11,8 @@ import type {
   NavigationResult,
   NetworkEvent,
   RequestLogEvent,
+  ScreencastFrame,
+  ScreencastOptions,
   ScreenshotRequest,
   ScreenshotResult,
   WaitUntil,
@@ -346,6 +348,50 @@ export class ChromiumPage implements BackendPage {
     } catch (err) {
       this.fail(err, 'page.eval', timeoutMs);
     }
+  }
+
+  async startScreencast(
+    opts: ScreencastOptions,
+    onFrame: (frame: ScreencastFrame) => void,
+  ): Promise<() => Promise<void>> {
+    let cdp: CDPSession;
+    try {
+      cdp = await this.pw.context().newCDPSession(this.pw);
+    } catch (err) {
+      this.fail(err, 'page.screencast');
+    }
+    const onEvent = (ev: {
+      data: string;
+      sessionId: number;
+      metadata: { deviceWidth: number; deviceHeight: number };
+    }) => {
+      // Chromium sends the next frame only after this one is acknowledged.
+      void cdp.send('Page.screencastFrameAck', { sessionId: ev.sessionId }).catch(() => {});
+      onFrame({
+        data: Buffer.from(ev.data, 'base64'),
+        width: ev.metadata.deviceWidth,
+        height: ev.metadata.deviceHeight,
+        at: Date.now(),
+      });
+    };
+    cdp.on('Page.screencastFrame', onEvent);
+    await cdp
+      .send('Page.startScreencast', {
+        format: 'jpeg',
+        quality: opts.quality ?? 60,
+        maxWidth: opts.maxWidth ?? 1280,
+        maxHeight: opts.maxHeight ?? 1024,
+        everyNthFrame: 1,
+      })
+      .catch((err) => this.fail(err, 'page.screencast'));
+    let stopped = false;
+    return async () => {
+      if (stopped) return;
+      stopped = true;
+      cdp.off('Page.screencastFrame', onEvent);
+      await cdp.send('Page.stopScreencast').catch(() => {});
+      await cdp.detach().catch(() => {});
+    };
   }
 
   async close(): Promise<void> {
