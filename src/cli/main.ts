@@ -20,7 +20,11 @@ program
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0 = any free port)', port, 10049)
   .option('--headed', 'show browser windows instead of running headless')
-  .action(async (opts: { host: string; port: number; headed?: boolean }) => {
+  .option(
+    '--token <token>',
+    'bearer token clients must send (Authorization: Bearer …); required for a non-loopback --host (default: $TABWRIGHT_TOKEN)',
+  )
+  .action(async (opts: { host: string; port: number; headed?: boolean; token?: string }) => {
     const { runServe } = await import('./serve.js');
     await runServe(opts);
   });
@@ -65,19 +69,6 @@ program
   .action(async (opts: Parameters<typeof import('./pipe.js').runPipe>[0]) => {
     const { runPipe } = await import('./pipe.js');
     await runPipe(opts);
-  });
-
-program
-  .command('conformance')
-  .description('certify a Browser Provider Protocol provider (default: our own) against deterministic test pages')
-  .option('--provider <command>', 'the provider command line (stdio); default: tabwright provider')
-  .option('--runs <n>', 'repeated runs (identifiers and results must hold in every run)', (v) => Number(v), 3)
-  .option('--timeout-ms <ms>', 'per-request timeout', (v) => Number(v), 30_000)
-  .option('--restart', 'start a new provider process for every run')
-  .option('--json', 'print the result as JSON (progress still goes to stderr)')
-  .action(async (opts) => {
-    const { runConformance } = await import('./conformance.js');
-    process.exitCode = await runConformance(opts);
   });
 
 program

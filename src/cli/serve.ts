@@ -6,6 +6,8 @@ export interface ServeOptions {
   host: string;
   port: number;
   headed?: boolean;
+  /** Bearer token (falls back to $TABWRIGHT_TOKEN); required for a non-loopback host. */
+  token?: string;
 }
 
 /**
@@ -13,18 +15,27 @@ export interface ServeOptions {
  * on loopback by default. Closes every browser it launched on SIGINT/SIGTERM.
  */
 export async function runServe(opts: ServeOptions): Promise<void> {
+  const token = opts.token ?? (process.env.TABWRIGHT_TOKEN || undefined);
   const engine = new Engine({ headless: !opts.headed });
-  const server = await startHttpServer(engine, { host: opts.host, port: opts.port, engineHeadless: !opts.headed });
-  const example = `curl -s -X POST ${server.url}/playwright/command -H 'content-type: application/json' -d '{"method":"start"}'`;
+  let server: Awaited<ReturnType<typeof startHttpServer>>;
+  try {
+    server = await startHttpServer(engine, {
+      host: opts.host,
+      port: opts.port,
+      engineHeadless: !opts.headed,
+      token,
+    });
+  } catch (err) {
+    await engine.close().catch(() => {});
+    process.stderr.write(`tabwright serve: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  }
+  const auth = token ? ` -H 'authorization: Bearer $TABWRIGHT_TOKEN'` : '';
+  const example = `curl -s -X POST ${server.url}/playwright/command -H 'content-type: application/json'${auth} -d '{"method":"start"}'`;
   process.stdout.write(`tabwright serve listening on ${server.url}\n`);
   process.stdout.write(`health: curl -s ${server.url}/playwright/health\n`);
   process.stdout.write(`try:    ${example}\n`);
-  if (opts.host !== '127.0.0.1' && opts.host !== 'localhost' && opts.host !== '::1') {
-    log.warn(
-      { host: opts.host },
-      'listening beyond loopback: this API has no authentication; put access control in front of it',
-    );
-  }
+  if (token) process.stdout.write(`auth:   send "Authorization: Bearer <token>" with every request\n`);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
