@@ -104,6 +104,8 @@ describe('page model', () => {
     );
     assert.match(s.text, /row \(header\): Item \| Price/);
     assert.match(s.text, /row: Apple \| 1\.20/);
+    // A row with a control inside prints cell by cell; text cells keep their text.
+    assert.match(s.text, /row\n\s+Pear\n\s+button "Buy pear"/);
     // A display:none radio is reachable through its label, which stands in with the radio's state.
     const hiddenRadio = byName(s, 'radio', 'Hidden radio plan');
     assert.equal(hiddenRadio.tag, 'label');

@@ -173,6 +173,9 @@ export function renderAgentText(root: SnapshotNode, o: RenderOptions): Rendered 
       !n.shadow
     ) {
       if (n.text) push(depth, n.text);
+      // A text-only cell keeps its text as its name (and no children): print it.
+      else if (!n.children.length && n.name && (n.role === 'cell' || n.role === 'gridcell'))
+        push(depth, n.name);
       children(n, depth);
       return;
     }
