@@ -72,6 +72,19 @@ program
   });
 
 program
+  .command('conformance')
+  .description('certify a Browser Provider Protocol provider (default: our own) against deterministic test pages')
+  .option('--provider <command>', 'the provider command line (stdio); default: tabwright provider')
+  .option('--runs <n>', 'repeated runs (identifiers and results must hold in every run)', (v) => Number(v), 3)
+  .option('--timeout-ms <ms>', 'per-request timeout', (v) => Number(v), 30_000)
+  .option('--restart', 'start a new provider process for every run')
+  .option('--json', 'print the result as JSON (progress still goes to stderr)')
+  .action(async (opts) => {
+    const { runConformance } = await import('./conformance.js');
+    process.exitCode = await runConformance(opts);
+  });
+
+program
   .command('doctor')
   .description('report browsers, versions, the profile root and writable directories')
   .option('--json', 'print JSON instead of text')
