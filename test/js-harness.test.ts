@@ -100,7 +100,10 @@ const ambiguous = await page.getByRole('button', { name: 'Delete' }).click().the
 const inContext = await page.getByRole('button', { name: 'Delete', context: 'Inbound' }).click({ verify: s => s.tree.includes('inbound delete') });
 const select = await page.getByRole('combobox', { name: 'Colour' }).selectOption('Blue');
 const badKey = await page.locator('#q').press('F12').then(() => 'resolved', e => e.code);
-return { fill, click, stale, viaFreshRef, inContext, select, ambiguous: { status: ambiguous }, badKey: { status: badKey } };
+const byIndex = await page.locator('#colour').selectOption(0);
+const press = await page.locator('#q').press('Enter', { verify: s => s.tree.includes('again: 3 items') });
+const scrolled = await page.getByRole('button', { name: 'Add later' }).scrollIntoView();
+return { fill, click, stale, viaFreshRef, inContext, select, byIndex, press, scrolled, ambiguous: { status: ambiguous }, badKey: { status: badKey } };
 `);
     assert.equal(r.fill!.status, 'executed');
     assert.equal(r.fill!.verified, true);
@@ -115,6 +118,10 @@ return { fill, click, stale, viaFreshRef, inContext, select, ambiguous: { status
     assert.equal(r.inContext!.verified, true);
     assert.equal(r.select!.verified, true);
     assert.equal(r.badKey!.status, 'invalid_request');
+    assert.equal(r.byIndex!.verified, true);
+    assert.equal(r.press!.status, 'executed');
+    assert.equal(r.press!.verified, true);
+    assert.equal(r.scrolled!.status, 'executed');
   });
 
   test('guards: a blocked origin, a sensitive fill refused unless opted in, a deadline', async () => {
