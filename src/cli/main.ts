@@ -46,7 +46,7 @@ program
 
 program
   .command('provider')
-  .description('serve the Browser Provider Protocol v0.1: JSON lines on stdio, or a Unix socket with --socket')
+  .description('serve the Browser Provider Protocol v0.1 (JSON lines on stdio, or --socket PATH)')
   .option('--browser <family>', 'browser family (chromium)', 'chromium')
   .option('--headed', 'show browser windows instead of running headless')
   .option('--profile-root <dir>', 'where persistent profiles, downloads and screenshot files live')
@@ -73,7 +73,7 @@ program
 
 program
   .command('conformance')
-  .description('certify a Browser Provider Protocol provider (default: our own) against deterministic test pages')
+  .description('certify a Browser Provider Protocol provider (default: our own) on its own test pages')
   .option('--provider <command>', 'the provider command line (stdio); default: tabwright provider')
   .option('--runs <n>', 'repeated runs (identifiers and results must hold in every run)', (v) => Number(v), 3)
   .option('--timeout-ms <ms>', 'per-request timeout', (v) => Number(v), 30_000)
