@@ -28,7 +28,12 @@ import {
  * engine calls and results to compact text. No browser logic lives here.
  */
 
-const WaitUntil = z.enum(['load', 'domcontentloaded', 'networkidle']).optional();
+const WaitUntil = z
+  .enum(['load', 'domcontentloaded', 'networkidle'])
+  .optional()
+  .describe('default domcontentloaded');
+/** Navigations get a longer default deadline than other tools: heavy pages on busy machines. */
+const NAV_TIMEOUT_MS = 30_000;
 
 export const navigate = defineTool({
   name: 'navigate',
@@ -43,7 +48,8 @@ export const navigate = defineTool({
   async run(ctx, a) {
     let page = await ctx.scope.page(a.page_id);
     if (a.new_tab) page = await page.session.newPage();
-    return renderNavigation(await page.open(a.url, a.wait_until ?? 'load', opts(ctx, a)));
+    const o = { ...opts(ctx, a), timeoutMs: a.timeout_ms ?? NAV_TIMEOUT_MS };
+    return renderNavigation(await page.open(a.url, a.wait_until ?? 'domcontentloaded', o));
   },
 });
 
@@ -53,8 +59,8 @@ export const history = defineTool({
   schema: strict({ action: z.enum(['back', 'forward', 'reload']), wait_until: WaitUntil, ...PageFields }),
   async run(ctx, a) {
     const page = await ctx.scope.page(a.page_id);
-    const w = a.wait_until ?? 'load';
-    const o = opts(ctx, a);
+    const w = a.wait_until ?? 'domcontentloaded';
+    const o = { ...opts(ctx, a), timeoutMs: a.timeout_ms ?? NAV_TIMEOUT_MS };
     const res =
       a.action === 'back'
         ? await page.back(w, o)
