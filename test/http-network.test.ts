@@ -177,3 +177,18 @@ test('route: mock and abort; unroute one pattern and all', async () => {
   assert.equal(after2.result, 404);
   await h.fails(id, 'route', {});
 });
+
+test('start networkRecording:false: nothing recorded and the read methods say so', async () => {
+  const started = await h.ok(undefined, 'start', { networkRecording: false });
+  assert.equal(started.networkRecording, 'off');
+  const off = started.id as string;
+  await h.ok(off, 'go_to_url', { url: page });
+  const d = await h.ok(off, 'get_requests', {});
+  assert.equal(d.recording, false);
+  assert.equal(d.count, 0);
+  assert.match(d.note, /networkRecording:false/);
+  const b = await h.fails(off, 'get_response_body', {});
+  assert.equal(b.json.data.recording, false);
+  await h.fails(off, 'wait_for_response', { urlPattern: 'x', timeoutSeconds: 1 });
+  await h.ok(off, 'close');
+});

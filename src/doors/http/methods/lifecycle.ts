@@ -18,6 +18,8 @@ const start = def({
     headless: z.boolean().optional(),
     browser: z.string().optional(),
     profile: z.string().min(1).optional(),
+    /** Reference §15.1: record this task's requests (default on, the global default). */
+    networkRecording: z.boolean().optional(),
   }),
   async run(ctx, p) {
     const requested = p.browser?.trim().toLowerCase() || 'auto';
@@ -57,7 +59,9 @@ const start = def({
     try {
       task.shotCounter = await lastNumber(taskDir(ctx.dataDir, id), SHOT_PATTERN);
       const session = await ctx.engine.startSession(
-        profile === null ? { kind: 'ephemeral' } : { kind: 'persistent', profile },
+        profile === null
+          ? { kind: 'ephemeral', network_recording: p.networkRecording ?? true }
+          : { kind: 'persistent', profile, network_recording: p.networkRecording ?? true },
         {
           timeoutMs: START_TIMEOUT_MS,
         },
@@ -89,6 +93,8 @@ const start = def({
             ? `headless:${requestedHeadless} 没有生效：所有任务沿用服务启动时的浏览器模式（tabwright serve 默认无头，--headed 为有界面）`
             : undefined,
         sessionId: session.id,
+        networkRecording:
+          p.networkRecording === undefined ? 'on(按全局配置)' : p.networkRecording ? 'on' : 'off',
       };
     } catch (err) {
       ctx.tasks.remove(id);
