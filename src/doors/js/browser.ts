@@ -326,6 +326,11 @@ export class HarnessBrowser {
     return { disconnected: true };
   }
 
+  /** `return browser` prints the connection, not engine internals. */
+  toJSON(): unknown {
+    return this.describe();
+  }
+
   /** Pages handed out and not disposed. */
   openPages(): HarnessPage[] {
     return [...this.pages];
