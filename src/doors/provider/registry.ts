@@ -1,4 +1,5 @@
 import { buildDescribe, PROVIDER_METHODS } from './describe.js';
+import { CDP_METHODS } from './methods-cdp.js';
 import { CORE_PAGE_METHODS, CORE_SESSION_METHODS } from './methods-core.js';
 import { CUSTOM_METHODS } from './methods-custom.js';
 import { INTROSPECTION_METHODS } from './methods-introspection.js';
@@ -12,6 +13,7 @@ const ALL: MethodDef[] = [
   ...OPTIONAL_METHODS,
   ...INTROSPECTION_METHODS,
   ...CUSTOM_METHODS,
+  ...CDP_METHODS,
 ];
 
 /** The methods this process answers: exactly the ones provider.describe lists. */
