@@ -162,11 +162,13 @@ test('introspection: list_methods, get_config, list_tasks, cleanup dry run, GET 
   assert.ok(tasks.tasks.some((t: Json) => t.id === id));
   const tg = (await (await fetch(`${h.server.url}/playwright/tasks`)).json()) as Json;
   assert.equal(tg.ok, true);
+  await h.ok(id, 'go_to_url', { url: h.page('form.html') });
+  await new Promise((r) => setTimeout(r, 20));
   const cl = await h.ok(undefined, 'cleanup', { olderThanHours: 0 });
   assert.equal(cl.dryRun, true);
   assert.ok(cl.count > 0);
-  const vp = await h.fails(id, 'set_viewport', { width: 800, height: 600 });
-  assert.equal(vp.json.data.notImplemented, true);
+  const cr = await h.fails(id, 'set_credentials', { username: 'u', password: 'p' });
+  assert.equal(cr.json.data.notImplemented, true);
 });
 
 test('extraction: execute_js forms and vars, script errors, markdown, find_text, tables: no rows vs zero', async () => {
@@ -211,4 +213,32 @@ test('extraction: execute_js forms and vars, script errors, markdown, find_text,
   const sd = await h.ok(id, 'extract_structured_data', { extractLinks: true });
   assert.match(sd.text, /Sign up/);
   assert.ok(sd.links.some((l: Json) => l.href.endsWith('#home')));
+});
+
+test('browser settings: viewport, color scheme, geolocation, offline, extra headers; pdf', async () => {
+  await h.ok(id, 'go_to_url', { url: h.page('form.html') });
+  const js = async (body: string) => (await h.ok(id, 'execute_js', { body })).result;
+  const vp = await h.ok(id, 'set_viewport', { width: 800, height: 600 });
+  assert.equal(typeof vp.seq, 'number');
+  assert.equal(await js('innerWidth'), 800);
+  await h.ok(id, 'set_media', { colorScheme: 'dark' });
+  assert.equal(await js('matchMedia("(prefers-color-scheme: dark)").matches'), true);
+  await h.ok(id, 'set_geolocation', { latitude: 48.85, longitude: 2.35 });
+  const pos = await js(
+    'new Promise((res, rej) => navigator.geolocation.getCurrentPosition((p) => res([p.coords.latitude, p.coords.longitude]), (e) => rej(new Error(e.message))))',
+  );
+  assert.deepEqual(pos, [48.85, 2.35]);
+  await h.ok(id, 'set_offline', { offline: true });
+  assert.equal(await js('navigator.onLine'), false);
+  await h.ok(id, 'set_offline', { offline: false });
+  await h.ok(id, 'set_headers', { headersJson: '{"X-Tab":"wright"}' });
+  const bad = await h.fails(id, 'set_headers', { headersJson: '[1]' });
+  assert.equal(bad.status, 400);
+  await h.ok(id, 'set_headers', { headersJson: '{}' });
+  const p = await h.ok(id, 'pdf');
+  assert.match(p.url, /\/page-\d+\.pdf$/);
+  const bytes = Buffer.from(await (await fetch(`${h.server.url}${p.url}`)).arrayBuffer());
+  assert.equal(bytes.subarray(0, 4).toString(), '%PDF');
+  await h.ok(id, 'set_viewport', { width: 1280, height: 800 });
+  await h.ok(id, 'set_media', { colorScheme: 'light' });
 });

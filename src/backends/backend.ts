@@ -76,6 +76,25 @@ export interface BackendContext {
   addRoute(spec: BackendRoute): Promise<void>;
   /** Removes the routes of one pattern, or all routes added with addRoute. */
   removeRoutes(pattern?: string): Promise<void>;
+  /** Context-wide emulation (src/engine/emulation.ts): geolocation (with its permission), offline, extra headers. */
+  emulate(settings: ContextEmulation): Promise<void>;
+}
+
+export interface ContextEmulation {
+  /** null clears it. */
+  geolocation?: { latitude: number; longitude: number; accuracy?: number } | null;
+  offline?: boolean;
+  /** Replaces the extra headers sent with every request of the context. */
+  extraHeaders?: Record<string, string>;
+}
+
+/** Page-level emulation and output (src/engine/emulation.ts). */
+export interface BackendPageEmulation {
+  setViewport(size: { width: number; height: number }): Promise<void>;
+  /** null resets to the browser default. */
+  emulateMedia(media: { colorScheme?: 'light' | 'dark' | 'no-preference' | null }): Promise<void>;
+  /** Prints the page to PDF (headless Chromium only). */
+  pdf(timeoutMs: number): Promise<Buffer>;
 }
 
 /** One route of a context (abort or mock). */
@@ -169,6 +188,7 @@ export interface BackendFrame {
 
 export interface BackendPage {
   readonly input: BackendInput;
+  readonly emulation: BackendPageEmulation;
   url(): string;
   title(timeoutMs: number): Promise<string>;
   goto(url: string, waitUntil: WaitUntil, timeoutMs: number): Promise<NavigationResult>;

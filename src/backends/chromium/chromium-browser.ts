@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Frame, Page, Route } from 'playwright-core';
 import { CLOSED_SHADOW_INIT } from '../../snapshot/injected/bundle.generated.js';
 import type {
+  ContextEmulation,
   BackendBrowser,
   BackendContext,
   BackendCookieJar,
@@ -194,6 +195,19 @@ export class ChromiumContext implements BackendContext {
     list.push(handler);
     this.userRoutes.set(spec.pattern, list);
     await this.pw.route(spec.pattern, handler);
+  }
+
+  async emulate(settings: ContextEmulation): Promise<void> {
+    try {
+      if (settings.geolocation !== undefined) {
+        if (settings.geolocation) await this.pw.grantPermissions(['geolocation']);
+        await this.pw.setGeolocation(settings.geolocation);
+      }
+      if (settings.offline !== undefined) await this.pw.setOffline(settings.offline);
+      if (settings.extraHeaders !== undefined) await this.pw.setExtraHTTPHeaders(settings.extraHeaders);
+    } catch (err) {
+      throw translatePlaywrightError(err, { operation: 'context.emulate', browserAlive: true });
+    }
   }
 
   async removeRoutes(pattern?: string): Promise<void> {

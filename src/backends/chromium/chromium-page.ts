@@ -7,6 +7,7 @@ import type {
   BackendDownload,
   BackendFrame,
   BackendPage,
+  BackendPageEmulation,
   DialogType,
   NavigationResult,
   NetworkEvent,
@@ -105,6 +106,7 @@ export class ChromiumPage implements BackendPage {
   private readonly frameHandles = new WeakMap<Frame, ChromiumFrame>();
   private frameSeq = 0;
   readonly input: ChromiumInput;
+  readonly emulation: BackendPageEmulation;
 
   constructor(
     readonly pw: Page,
@@ -112,6 +114,17 @@ export class ChromiumPage implements BackendPage {
     private readonly wrap: (p: Page) => ChromiumPage,
   ) {
     this.input = new ChromiumInput(pw, browserAlive);
+    this.emulation = {
+      setViewport: (size) => pw.setViewportSize(size).catch((e) => this.fail(e, 'page.set_viewport')),
+      emulateMedia: (m) => pw.emulateMedia(m).catch((e) => this.fail(e, 'page.emulate_media')),
+      pdf: (timeoutMs) =>
+        Promise.race([
+          pw.pdf({ printBackground: true }),
+          new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error(`page.pdf: Timeout ${timeoutMs}ms exceeded.`)), timeoutMs),
+          ),
+        ]).catch((e) => this.fail(e, 'page.pdf', timeoutMs)),
+    };
   }
 
   private fail(err: unknown, operation: string, timeoutMs?: number, navigation = false): never {

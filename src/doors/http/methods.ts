@@ -14,6 +14,7 @@ import { NETWORK } from './methods/network.js';
 import { READS } from './methods/reads.js';
 import { RECIPES } from './methods/recipes.js';
 import { SCREENSHOTS } from './methods/screenshots.js';
+import { SETTINGS } from './methods/settings.js';
 import { STATE } from './methods/state.js';
 import { STORAGE } from './methods/storage.js';
 import { TABS } from './methods/tabs.js';
@@ -42,6 +43,7 @@ export const METHODS: ReadonlyMap<string, MethodDef> = new Map(
     ...STORAGE,
     ...EXTRACT,
     ...META,
+    ...SETTINGS,
     commands,
   ].map((m) => [m.name, m]),
 );

@@ -2,7 +2,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Data } from '../envelope.js';
-import { def, fail, type MethodContext, type MethodDef } from './common.js';
+import { def, type MethodContext, type MethodDef } from './common.js';
 
 /** Introspection (§8.15) and settings the engine does not have yet. */
 
@@ -131,28 +131,4 @@ const cleanup = def({
   },
 });
 
-/** Methods whose browser behaviour the engine does not offer yet: an explicit refusal, never a silent no-op. */
-function notYet(name: string, why: string): MethodDef {
-  return def({
-    name,
-    task: 'existing',
-    schema: z.object({}).catchall(z.unknown()),
-    async run(ctx) {
-      throw fail(ctx.method, 'ACTION_FAILED', `${ctx.method} 尚未支持：${why}`, { notImplemented: true });
-    },
-  });
-}
-
-export const META: MethodDef[] = [
-  listMethods,
-  getConfig,
-  listTasks,
-  cleanup,
-  notYet('set_viewport', '引擎还没有视口仿真'),
-  notYet('set_geolocation', '引擎还没有地理位置仿真'),
-  notYet('set_offline', '引擎还没有离线仿真'),
-  notYet('set_headers', '引擎还没有额外请求头设置'),
-  notYet('set_media', '引擎还没有配色方案仿真'),
-  notYet('set_credentials', '引擎还没有 HTTP 认证设置'),
-  notYet('pdf', '引擎还没有 PDF 导出'),
-];
+export const META: MethodDef[] = [listMethods, getConfig, listTasks, cleanup];
