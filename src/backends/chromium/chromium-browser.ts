@@ -1,12 +1,12 @@
 import type { Browser, BrowserContext, Frame, Page, Route } from 'playwright-core';
 import { CLOSED_SHADOW_INIT } from '../../snapshot/injected/bundle.generated.js';
 import type {
-  ContextEmulation,
   BackendBrowser,
   BackendContext,
   BackendCookieJar,
   BackendPage,
   BackendRoute,
+  ContextEmulation,
   FilteredRequest,
   RequestFilter,
   RequestFilterOptions,
