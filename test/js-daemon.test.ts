@@ -2,8 +2,19 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { isAlive } from './helpers/external-browser.js';
+import { isAlive as signalable } from './helpers/external-browser.js';
 import { type JsCli, jsCli } from './helpers/js-cli.js';
+
+/** Alive and not a zombie (an exited daemon waits for its new parent to reap it). */
+function isAlive(pid: number): boolean {
+  if (!signalable(pid)) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return false;
+  }
+}
 
 // The CLI and daemon without a browser: snippet semantics, output rules, flags, survival.
 describe('tabwright js: daemon and snippet semantics', () => {
