@@ -119,11 +119,12 @@ export class ProviderClient {
 
   private onData(s: string): void {
     this.buf += s;
+    let start = 0;
     for (;;) {
-      const nl = this.buf.indexOf('\n');
+      const nl = this.buf.indexOf('\n', start);
       if (nl < 0) break;
-      const line = this.buf.slice(0, nl);
-      this.buf = this.buf.slice(nl + 1);
+      const line = this.buf.slice(start, nl);
+      start = nl + 1;
       if (line.trim() === '') continue;
       let msg: any;
       try {
@@ -143,6 +144,7 @@ export class ProviderClient {
         } else this.orphans.push(msg as Reply);
       } else this.badLines.push(line.slice(0, 500));
     }
+    if (start > 0) this.buf = this.buf.slice(start);
     this.wake();
   }
 

@@ -200,6 +200,7 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
         elements: r.elements,
         text: include_text === false ? '' : r.text,
         truncated: r.truncated,
+        timing: r.timing,
       };
       if (r.omitted) out.omitted = r.omitted;
       if (r.diff) out.diff = r.diff;
