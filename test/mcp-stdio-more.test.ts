@@ -26,6 +26,9 @@ describe('tabwright mcp (stdio): errors, clients, tabs, inspection tools', () =>
     assert.match(await mcp.fail('click', {}), /No target/);
     assert.match(await mcp.fail('snapshot', { page_id: 'page_nope' }), /^Error page_not_found/);
     assert.match(await mcp.fail('nope'), /^Error unsupported_method/);
+    // Uploads only from the working directory and the temp dir unless --upload-dir says otherwise.
+    const up = await mcp.fail('upload', { selector: 'input', files: ['/etc/passwd'] });
+    assert.match(up, /^Error permission_denied: "\/etc\/passwd" is outside the upload directories/);
   });
 
   test('two clients at once: separate sessions and pages; --allow-origin refuses other origins', async () => {

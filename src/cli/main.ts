@@ -38,8 +38,9 @@ program
     'all',
   )
   .option('--allow-origin <origin...>', 'only these origins (e.g. https://example.com); others are blocked')
+  .option('--upload-dir <dir...>', 'directories upload may take files from (default: cwd and the temp dir)')
   .option('--headed', 'show browser windows instead of running headless')
-  .action(async (opts: { tools: string; allowOrigin?: string[]; headed?: boolean }) => {
+  .action(async (opts: { tools: string; allowOrigin?: string[]; uploadDir?: string[]; headed?: boolean }) => {
     const { runMcp } = await import('./mcp.js');
     await runMcp(opts);
   });

@@ -5,6 +5,7 @@ export interface McpCliOptions {
   headed?: boolean;
   tools?: string;
   allowOrigin?: string[];
+  uploadDir?: string[];
 }
 
 /** `tabwright mcp`: the MCP door on stdio for one client; exits when the client or the parent goes away. */
@@ -18,7 +19,8 @@ export async function runMcp(opts: McpCliOptions): Promise<void> {
           .map((s) => s.trim())
           .filter(Boolean);
   const policy = opts.allowOrigin?.length ? { allowed_origins: opts.allowOrigin } : undefined;
-  const mcp = await serveMcpStdio(engine, { tools, policy });
+  const uploadRoots = opts.uploadDir?.length ? opts.uploadDir : undefined;
+  const mcp = await serveMcpStdio(engine, { tools, policy, uploadRoots });
   await mcp.done;
   process.exit(0);
 }

@@ -8,6 +8,8 @@ import type { Session } from '../../engine/session.js';
 export interface ScopeOptions {
   /** Origin policy of the sessions this client starts without one (CLI --allow-origin). */
   policy?: OriginPolicyInput;
+  /** Directories `upload` may take files from (default: the working directory and the OS temp dir). */
+  uploadRoots?: string[];
   /** Called with every session this client starts (the stdio door records browser pids). */
   onSession?: (session: Session) => void;
 }

@@ -21,6 +21,7 @@ import {
   UploadFields,
   WaitFields,
 } from './tools.js';
+import { checkUploads } from './uploads.js';
 
 /**
  * The MCP tool table: one zod schema per tool (composed from the engine's
@@ -198,7 +199,8 @@ export const upload = defineTool({
   name: 'upload',
   description: 'Set files (absolute paths) on a file input.',
   schema: strict({ ...TargetFields, ...UploadFields, ...PageFields }),
-  run: (ctx, a) => act(ctx, a, { action: 'set_files', files: a.files }),
+  run: (ctx, a) =>
+    act(ctx, a, { action: 'set_files', files: checkUploads(a.files, ctx.scope.opts.uploadRoots) }),
 });
 
 export const wait = defineTool({
