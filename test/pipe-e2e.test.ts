@@ -3,18 +3,31 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { build } from 'esbuild';
 import { tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 
 // End-to-end: the built `tabwright pipe` (npm test builds first) with real agents as child processes.
 
 const BIN = 'bin/tabwright.js';
-const EXAMPLE = 'node --import tsx examples/pipe-agent.ts';
+// The example agent, bundled once into plain JavaScript (tsx would compile it at every start).
+let EXAMPLE = 'node --import tsx examples/pipe-agent.ts';
 let fx: FixtureServer;
 const home = tempHome();
 
 before(async () => {
   fx = await startFixtureServer();
+  const outfile = join(home.dir, 'pipe-agent.mjs');
+  await build({
+    entryPoints: ['examples/pipe-agent.ts'],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel: 'silent',
+  });
+  EXAMPLE = `node ${outfile}`;
 });
 after(async () => {
   await fx.close();
@@ -65,7 +78,7 @@ interface PipeRun {
   hostLines: string[];
 }
 
-function runPipe(args: string[], timeoutMs = 80_000): Promise<PipeRun> {
+function runPipe(args: string[], timeoutMs = 110_000): Promise<PipeRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'pipe', '--handshake-timeout', '30000', ...args], {
       env: { ...process.env, TABWRIGHT_HOME: home.dir, TABWRIGHT_LOG: 'info' },
