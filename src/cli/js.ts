@@ -191,7 +191,7 @@ async function ensureDaemon(paths: DaemonPaths): Promise<number> {
     exited = code ?? 1;
   });
   child.unref();
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     const p = await ping(paths.socket, 500);
     if (p) return p;
@@ -205,7 +205,7 @@ async function ensureDaemon(paths: DaemonPaths): Promise<number> {
     }
     await sleep(50);
   }
-  throw new Error(`the daemon did not answer within 20 s; see ${paths.log}`);
+  throw new Error(`the daemon did not answer within 30 s; see ${paths.log}`);
 }
 
 /** Asks the daemon to stop and confirms the process exited (TERM, then KILL, if it hangs). */
