@@ -105,7 +105,7 @@ const TargetFields = {
     .string()
     .min(1)
     .optional()
-    .describe('Visible text (substring, case-sensitive; exact: true for equality).'),
+    .describe('Visible text: a case-insensitive substring; exact: true for equality.'),
   exact: z.boolean().optional(),
   position: z
     .object({ x: z.number(), y: z.number() })
