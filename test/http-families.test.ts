@@ -106,7 +106,7 @@ test('waits: element, text, url, load, function, count, stable, idle; a timeout 
   assert.match(st.text, /Arrived/);
   const idle = await h.ok(id, 'wait_for_idle', { quietMs: 200, timeoutSeconds: 5 });
   assert.equal(idle.idle, true);
-  const t = await h.fails(id, 'wait_for_text', { text: 'Never there', timeoutSeconds: 0.5 });
+  const t = await h.fails(id, 'wait_for_text', { text: 'Never there', timeoutSeconds: 1 });
   assert.equal(t.json.msg, 'wait_for_text 超时：等待时间内条件一直没有满足');
   assert.equal(t.json.data.errorCode, 'ACTION_TIMEOUT');
   assert.equal(t.json.data.retryable, true);

@@ -150,3 +150,19 @@ test('stale and out-of-range indices are STALE_ELEMENT, never another element', 
   assert.equal('seq' in stale.json.data, false, 'failed commands get no screenshot');
   await h.ok(other, 'close');
 });
+
+test('frames: iframe elements are indexed and acted on through their refs; list_frames', async () => {
+  await h.ok(id, 'go_to_url', { url: h.page('frames.html') });
+  const s = await state();
+  const inner = indexOf(s.text, '>Inner/>');
+  const r = await h.ok(id, 'click_element_by_index', { index: inner });
+  assert.equal(r.changed, true, JSON.stringify(r));
+  const after = await state();
+  assert.ok(after.text.includes('Inner clicked'), after.text);
+  const f = await h.ok(id, 'list_frames');
+  assert.equal(f.count, 2);
+  assert.equal(f.frames[0].isMain, true);
+  assert.match(f.frames[1].url, /inner\.html$/);
+  assert.equal(f.frames[1].parentIndex, 0);
+  assert.equal(f.frames[1].elementCount, 1);
+});

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import { pageFrames } from '../../../engine/frames.js';
 import type { SnapshotNode, SnapshotResult } from '../../../snapshot/index.js';
 import type { Data } from '../envelope.js';
 import { captureSeq, dataUrl, nextSeq, taskDir, writeEvidence } from '../evidence.js';
@@ -267,4 +268,45 @@ const getFormState = def({
   },
 });
 
-export const STATE: MethodDef[] = [getBrowserState, diffDomText, getInteractiveMap, getFormState];
+const listFrames = def({
+  name: 'list_frames',
+  task: 'existing',
+  schema: z.object({ refresh: z.boolean().optional() }),
+  async run(ctx, p) {
+    const task = ctx.task!;
+    const page = sessionOf(ctx).page();
+    // Element counts per frame: from a fresh read (refresh, the default) or from the last get_browser_state.
+    let frameOfIndex: (string | undefined)[];
+    if (p.refresh ?? true) {
+      const snap = await walk(ctx, -1);
+      frameOfIndex = renderBrowserState(snap.model, undefined).elements.map((e) => e.frame);
+    } else {
+      frameOfIndex = task.snapshot?.pageId === page.id ? task.snapshot.info.map((i) => i.frame) : [];
+    }
+    const frames = pageFrames(page);
+    const indexOfId = new Map(frames.map((f, i) => [f.id, i]));
+    return {
+      count: frames.length,
+      frames: frames.map((f, i) => {
+        const mine = frameOfIndex.flatMap((fr, idx) =>
+          (i === 0 ? fr === undefined : fr === f.id) ? [idx] : [],
+        );
+        return {
+          index: i,
+          url: f.url,
+          isMain: i === 0,
+          parentIndex: f.parentId === null ? undefined : indexOfId.get(f.parentId),
+          depth: f.depth,
+          elementCount: mine.length,
+          indexRange: mine.length > 0 ? `${mine[0]}..${mine[mine.length - 1]}` : undefined,
+        };
+      }),
+      indicesFrom:
+        (p.refresh ?? true)
+          ? 'fresh read (indices of the last get_browser_state unchanged)'
+          : 'last get_browser_state',
+    };
+  },
+});
+
+export const STATE: MethodDef[] = [getBrowserState, diffDomText, getInteractiveMap, getFormState, listFrames];

@@ -24,7 +24,11 @@ async function waitFor(
     const r = await pageOf(ctx).wait(conditions, {}, { timeoutMs: timeoutOf(timeoutSeconds) });
     return { waitedMs: r.waited_ms, url: r.url };
   } catch (err) {
-    if (err instanceof TabwrightError && err.code === 'not_ready' && err.details.reason === 'wait_timeout') {
+    if (
+      err instanceof TabwrightError &&
+      err.code === 'not_ready' &&
+      (err.details.reason === 'wait_timeout' || typeof err.details.outcome === 'string')
+    ) {
       throw new CommandFailure(`${ctx.method} 超时：等待时间内条件一直没有满足`, {
         errorCode: 'ACTION_TIMEOUT',
         retryable: true,
