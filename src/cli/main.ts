@@ -95,7 +95,7 @@ program
 
 program
   .command('js')
-  .description('run JavaScript in a persistent daemon with the Browser / Page / Locator API (tabwright js --help)')
+  .description('run JavaScript in a persistent daemon with a guarded Browser / Page / Locator API')
   .helpOption(false)
   .allowUnknownOption()
   .allowExcessArguments()
