@@ -42,6 +42,9 @@ test('request_human_input: element image by selector, GET-able imageUrl, steps, 
     ],
   );
   assert.equal(steps.steps[1].selector, '#code');
+  assert.equal(steps.steps[0].imageUrl, undefined);
+  const stepImg = await fetch(`${h.server.url}${steps.steps[1].imageUrl}`);
+  assert.equal(stepImg.headers.get('content-type'), 'image/png');
   const none = await h.fails(id, 'request_human_input', {});
   assert.equal(none.status, 400);
   assert.match(none.json.msg, /缺少参数 prompt/);

@@ -33,6 +33,8 @@ export interface HumanStep {
   header?: string;
   options?: HumanOption[];
   multi_select?: boolean;
+  /** An image of the element the step points at. */
+  image?: HumanImage;
 }
 
 /** An image of the element the person should look at (a captcha, a QR code). */
@@ -110,6 +112,7 @@ export interface CreateHumanInput extends DeadlineInput {
     header?: string;
     options?: (string | HumanOption)[];
     multi_select?: boolean;
+    image?: HumanImage | null;
   }[];
   owner?: HumanInputRecord['owner'];
   url?: string | null;
@@ -184,6 +187,7 @@ export class HumanInputStore {
         header: s.header,
         options: s.options?.map((o) => (typeof o === 'string' ? { label: o } : o)),
         multi_select: s.multi_select,
+        image: s.image ?? undefined,
       };
     });
     const id = `${req.id_prefix ?? (req.kind === 'question' ? 'aq' : 'hr')}-${++this.seq}`;

@@ -50,6 +50,7 @@ function stepData(s: HumanStep): Data {
     header: s.header,
     options: s.options,
     multiSelect: s.multi_select,
+    imageUrl: s.image?.url,
   };
 }
 
@@ -112,11 +113,20 @@ const requestHumanInput = def({
     const session = sessionOf(ctx);
     const page = session.page();
     const image = await captureElement(ctx, p);
+    // Steps that point at an element get its image too (best effort, like the request's own).
+    const steps = [];
+    for (const st of p.steps ?? []) {
+      const shot = await captureElement(ctx, st);
+      steps.push({
+        ...st,
+        image: shot ? { path: shot.path, url: shot.url, target: shot.target, size: shot.size } : null,
+      });
+    }
     const rec = ctx.engine.humanInput.create({
       kind: 'action',
       id_prefix: `hr-${ctx.id}`,
       prompt: p.prompt,
-      steps: p.steps,
+      steps,
       ...deadlineOf(p),
       owner: { door: 'http', task_id: ctx.id, session_id: session.id, page_id: page.id },
       url: page.url(),
@@ -152,6 +162,7 @@ const requestHumanInput = def({
 });
 
 const captureError = new WeakMap<MethodContext, string>();
+let imageSeq = 0;
 
 async function captureElement(
   ctx: MethodContext,
@@ -164,7 +175,7 @@ async function captureElement(
     const shot = await sessionOf(ctx)
       .page()
       .screenshot({ element, format: 'png' }, { timeoutMs: SCREENSHOT_TIMEOUT_MS });
-    const file = join(taskDir(ctx.dataDir, ctx.task!.id), `human-${Date.now()}.png`);
+    const file = join(taskDir(ctx.dataDir, ctx.task!.id), `human-${Date.now()}-${++imageSeq}.png`);
     await writeEvidence(file, shot.data);
     return {
       path: file,

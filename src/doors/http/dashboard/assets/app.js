@@ -77,6 +77,7 @@ function requestCard(r) {
       s.header ? h('strong', {}, `${s.header}: `) : null,
       s.prompt,
       s.selector ? h('span', { class: 'meta' }, ` (${s.selector})`) : null,
+      s.imageUrl ? h('img', { class: 'target', src: s.imageUrl, alt: `element for step ${s.stepId}` }) : null,
     );
     if (s.status === 'answered') return li;
     if (s.options?.length) {
