@@ -170,6 +170,7 @@ describe('tabwright pipe: handshake failures', () => {
     assert.match(silent.stderr, /handshake failed \(timeout\): The agent sent no init_ack within 1500 ms/);
     const missing = await runPipe(['--rules', rules(), '--agent', 'definitely-not-a-command-xyz']);
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /cannot start the agent|handshake failed/);
+    assert.match(missing.stderr, /cannot start the agent "definitely-not-a-command-xyz": not found/);
+    assert.ok(!missing.stderr.includes('shared browser launched'), 'checked before launching a browser');
   });
 });

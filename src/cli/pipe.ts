@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { splitCommandLine } from '../doors/pipe/host/argv.js';
 import { HandshakeError, PipeHost } from '../doors/pipe/host/host.js';
 import { DEFAULT_RULES, loadRules, MacPolicy, type Rules } from '../doors/pipe/protocol/rules.js';
@@ -39,6 +40,9 @@ export async function runPipe(opts: PipeCliOptions): Promise<void> {
     fail((err as Error).message);
   }
   if (argv.length === 0) fail('--agent needs a command line, e.g. --agent "node agent.js".');
+  if (!findExecutable(argv[0]!)) {
+    fail(`cannot start the agent "${argv[0]}": not found (give a path or a command on PATH).`, 1);
+  }
   let rules: Rules = DEFAULT_RULES;
   const rulesPath = opts.rules ? resolve(opts.rules) : undefined;
   if (rulesPath) {
@@ -131,4 +135,24 @@ export async function runPipe(opts: PipeCliOptions): Promise<void> {
 
 function signalNumber(signal: NodeJS.Signals): number | undefined {
   return ({ SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 } as Record<string, number>)[signal];
+}
+
+/** The command as a path, or found on PATH; null when there is no such executable file. */
+function findExecutable(cmd: string): string | null {
+  const ok = (p: string) => {
+    try {
+      accessSync(p, constants.X_OK);
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (cmd.includes('/')) {
+    const p = isAbsolute(cmd) ? cmd : resolve(cmd);
+    return ok(p) ? p : null;
+  }
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && ok(join(dir, cmd))) return join(dir, cmd);
+  }
+  return null;
 }
