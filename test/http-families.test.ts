@@ -242,3 +242,16 @@ test('browser settings: viewport, color scheme, geolocation, offline, extra head
   await h.ok(id, 'set_viewport', { width: 1280, height: 800 });
   await h.ok(id, 'set_media', { colorScheme: 'light' });
 });
+
+test('DOM modals: get_modals finds the dialog layer; close_modal clicks its button and verifies', async () => {
+  await h.ok(id, 'go_to_url', { url: h.page('modal.html') });
+  const m = await h.ok(id, 'get_modals');
+  assert.equal(m.count, 1);
+  assert.equal(m.top.title, 'Consent');
+  assert.deepEqual(m.top.buttons, ['Accept', 'Settings']);
+  const c = await h.ok(id, 'close_modal', {});
+  assert.equal(c.closed, true, JSON.stringify(c));
+  assert.equal(c.clicked, 'Accept');
+  assert.equal(c.countAfter, 0);
+  assert.equal((await h.ok(id, 'get_modals')).count, 0);
+});

@@ -8,6 +8,7 @@ import { JOBS } from './methods/jobs.js';
 import { LIFECYCLE } from './methods/lifecycle.js';
 import { LOCATE } from './methods/locate.js';
 import { META, registry } from './methods/meta.js';
+import { MODALS } from './methods/modals.js';
 import { MOUSE } from './methods/mouse.js';
 import { NAVIGATION } from './methods/navigation.js';
 import { NETWORK } from './methods/network.js';
@@ -32,6 +33,7 @@ export const METHODS: ReadonlyMap<string, MethodDef> = new Map(
     ...SCREENSHOTS,
     ...TABS,
     ...DIALOGS,
+    ...MODALS,
     ...NETWORK,
     ...HUMAN,
     ...JOBS,

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Data } from '../envelope.js';
-import { def, fail, type MethodContext, type MethodDef, pageOf, sessionOf } from './common.js';
+import { def, type MethodContext, type MethodDef, pageOf, sessionOf } from './common.js';
 import { consumeDialog, dialogData, lastDialog } from './shared-reads.js';
 
-/** Native dialogs (§8.12) and console logs. DOM modals (get_modals / close_modal) are not implemented. */
+/** Native dialogs (§8.12) and console logs; DOM modals are in modals.ts. */
 
 const getDialog = (name: string): MethodDef =>
   def({
@@ -93,21 +93,6 @@ const clearConsoleLogs = def({
   },
 });
 
-const notModals = (name: string): MethodDef =>
-  def({
-    name,
-    task: 'existing',
-    schema: z.object({}).passthrough(),
-    async run(ctx) {
-      throw fail(
-        ctx.method,
-        'ACTION_FAILED',
-        'DOM 弹层检测（get_modals / close_modal）尚未实现：请用 get_browser_state 找到弹层里的按钮，再按 index 点击',
-        { notImplemented: true },
-      );
-    },
-  });
-
 export const DIALOGS: MethodDef[] = [
   getDialog('get_dialog'),
   getDialog('get_js_dialog'),
@@ -116,6 +101,4 @@ export const DIALOGS: MethodDef[] = [
   setDialogBehavior,
   getConsoleLogs,
   clearConsoleLogs,
-  notModals('get_modals'),
-  notModals('close_modal'),
 ];
