@@ -192,3 +192,13 @@ test('start networkRecording:false: nothing recorded and the read methods say so
   await h.fails(off, 'wait_for_response', { urlPattern: 'x', timeoutSeconds: 1 });
   await h.ok(off, 'close');
 });
+
+test('get_page_snapshot includeRequests: the newest entries of the request log, filtered', async () => {
+  await js(`async () => { await fetch('/echo?snap=1', { method: 'POST', body: 's' }); return 1; }`);
+  const d = await h.ok(id, 'get_page_snapshot', { includeRequests: true, requestFilter: 'snap=1' });
+  assert.equal(d.requests.length, 1);
+  assert.equal(d.requests[0].postData, 's');
+  assert.equal(d.requestsTotal, 1);
+  const none = await h.ok(id, 'get_page_snapshot', {});
+  assert.equal(none.requests, undefined);
+});

@@ -14,6 +14,7 @@ import {
   sessionOf,
 } from './common.js';
 import { consoleData } from './dialogs.js';
+import { requestData } from './network.js';
 import { dialogOf, tabsOf, wireTabs } from './shared-reads.js';
 
 const navSchema = z.object({
@@ -138,8 +139,12 @@ const getPageSnapshot = def({
     };
     if (p.includeConsole) Object.assign(data, consoleData(ctx));
     if (p.includeRequests) {
-      data.requests = [];
-      data.requestsNote = 'get_requests（网络记录）属于下一期，目前没有请求记录';
+      // The newest 50 entries of the request log (get_requests has the filters, limits and totals).
+      const log = session.requests;
+      const all = log.recording ? log.list({ filter: p.requestFilter || undefined }) : [];
+      data.requests = all.slice(-50).map(requestData);
+      data.requestsTotal = all.length;
+      data.requestsNote = log.recording ? undefined : '这个任务没有开启网络记录（networkRecording:false）';
     }
     return data;
   },
