@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderClient } from '../src/conformance/client.js';
 import { tempHome } from './helpers/engine.js';
+import { startDebuggableChromium } from './helpers/external-browser.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 import { spawnProvider } from './helpers/provider.js';
 
@@ -62,5 +63,45 @@ describe('provider --allow-raw-cdp', () => {
       url: `${server.url}/fixtures/provider/second.html`,
     });
     assert.equal(t.title, 'Second');
+  });
+
+  it('session kinds through session.ensure: persistent profile, attach, attach prefer fallback', async () => {
+    const per = await p.call('session.ensure', { profile: 'work', client_session_id: 'per' });
+    assert.equal(per.kind, 'persistent');
+    assert.equal(per.profile, 'work');
+    assert.equal(per.isolation, 'shared_profile');
+    const closedPer = await p.call('session.close', { session_id: per.session_id });
+    assert.equal(closedPer.detached, false);
+
+    const need = await p.request('session.ensure', { attach: 'require' });
+    assert.ok(
+      !need.ok && need.error.code === 'invalid_request' && need.error.details.field === 'cdp_endpoint',
+    );
+    const fallback = await p.request('session.ensure', {
+      attach: 'prefer',
+      cdp_endpoint: 'http://127.0.0.1:9',
+      timeout_ms: 5000,
+    });
+    assert.ok(fallback.ok, JSON.stringify(fallback));
+    assert.equal(fallback.result.kind, 'ephemeral');
+    assert.equal((fallback.warnings[0] as { code: string }).code, 'attach_failed');
+    await p.call('session.close', { session_id: fallback.result.session_id });
+
+    const ext = await startDebuggableChromium();
+    try {
+      const att = await p.call('session.ensure', { cdp_endpoint: ext.httpEndpoint, attach: 'require' });
+      assert.equal(att.kind, 'attach');
+      assert.equal(att.attached_to_existing_browser, true);
+      const o = await p.call('page.open', {
+        session_id: att.session_id,
+        url: `${server.url}/fixtures/provider/second.html`,
+      });
+      assert.equal(o.title, 'Second');
+      const closed = await p.call('session.close', { session_id: att.session_id });
+      assert.equal(closed.detached, true);
+      assert.equal(ext.process.exitCode, null, "the user's browser keeps running");
+    } finally {
+      await ext.stop();
+    }
   });
 });

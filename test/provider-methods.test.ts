@@ -108,6 +108,16 @@ describe('provider methods through the real process', () => {
     await p.call('page.click', { session_id: sid, selector: '#go' });
     await p.call('page.click', { session_id: sid, text_query: 'Go', exact: true });
     assert.equal(await outText(), 'clicked 3');
+    const box = (
+      await p.call('page.eval', {
+        session_id: sid,
+        script:
+          "const r = document.getElementById('go').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 };",
+      })
+    ).value;
+    const pc = await p.call('page.click', { session_id: sid, position: box });
+    assert.equal(pc.clicked, true);
+    assert.equal(await outText(), 'clicked 4');
     const two = await p.request('page.click', { session_id: sid, selector: '#go', text_query: 'Go' });
     assert.ok(!two.ok && two.error.code === 'invalid_request');
 
@@ -230,6 +240,27 @@ describe('provider methods through the real process', () => {
     const list = await p.call('tab.list', { session_id: sid });
     assert.equal(list.tabs.length, 2);
     assert.ok(list.tabs.every((t: { tab_id: string; page_id: string }) => t.tab_id === t.page_id));
+    const np = await p.call('page.open', {
+      session_id: sid,
+      url: `${server.url}/fixtures/provider/second.html`,
+      new_page: true,
+      foreground: false,
+    });
+    assert.equal(np.new_page, true);
+    assert.notEqual(np.page_id, first);
+    const both = await p.request('page.open', {
+      session_id: sid,
+      page_id: first,
+      new_page: true,
+      url: index,
+    });
+    assert.ok(!both.ok && both.error.code === 'invalid_request');
+    assert.equal(
+      (await p.call('tab.list', { session_id: sid })).active_page_id,
+      first,
+      'foreground: false keeps the current page',
+    );
+    await p.call('tab.close', { session_id: sid, page_id: np.page_id });
     const nt = await p.call('tab.new', {
       session_id: sid,
       url: `${server.url}/fixtures/provider/second.html`,
