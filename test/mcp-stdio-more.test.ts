@@ -57,6 +57,12 @@ describe('tabwright mcp (stdio): errors, clients, tabs, inspection tools', () =>
       assert.match(tabsA, new RegExp(idA));
       assert.match(await a.mcp.fail('snapshot', { page_id: idB }), /^Error page_not_found/);
       assert.match(await a.mcp.fail('navigate', { url: 'https://example.com/' }), /^Error permission_denied/);
+      // The server's allowlist is a ceiling for the sessions a client starts.
+      const widen = await a.mcp.fail('session', {
+        action: 'start',
+        allowed_origins: ['https://example.com'],
+      });
+      assert.match(widen, /^Error permission_denied: This server only allows/);
     } finally {
       await Promise.all([a.mcp.close(), b.mcp.close()]);
     }

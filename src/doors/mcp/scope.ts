@@ -44,7 +44,20 @@ export class ClientScope {
 
   async startSession(req: SessionRequest, timeoutMs?: number): Promise<Session> {
     if (this.closed) throw new TabwrightError('not_ready', 'This MCP connection is closing; reconnect.');
-    const withPolicy = { ...req, policy: req.policy ?? this.opts.policy } as SessionRequest;
+    const ceiling = this.opts.policy;
+    if (ceiling && req.policy) {
+      // The server's --allow-origin is a ceiling: a client may narrow it, never widen it.
+      const allowed = new Set((ceiling.allowed_origins ?? []).map((o) => o.replace(/\/+$/, '')));
+      const extra = (req.policy.allowed_origins ?? []).filter((o) => !allowed.has(o.replace(/\/+$/, '')));
+      if (extra.length || req.policy.allowed_host_patterns?.length || req.policy.subresources === 'allow') {
+        throw new TabwrightError(
+          'permission_denied',
+          `This server only allows ${[...allowed].join(', ')}; a session cannot widen that (${extra.join(', ') || 'host patterns'}).`,
+          { details: { field: 'allowed_origins', allowed: [...allowed] } },
+        );
+      }
+    }
+    const withPolicy = { ...req, policy: req.policy ?? ceiling } as SessionRequest;
     const s = await this.engine.startSession(withPolicy, { timeoutMs: timeoutMs ?? 30_000 });
     if (this.closed) {
       await this.engine.closeSession(s.id).catch(() => {});
