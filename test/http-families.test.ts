@@ -255,3 +255,27 @@ test('DOM modals: get_modals finds the dialog layer; close_modal clicks its butt
   assert.equal(c.countAfter, 0);
   assert.equal((await h.ok(id, 'get_modals')).count, 0);
 });
+
+test('held input: key_down / key_up and mouse_down / mouse_up', async () => {
+  await h.ok(id, 'go_to_url', { url: h.page('form.html') });
+  const box = await h.ok(id, 'get_element_box', { selector: '#swap' });
+  await h.ok(id, 'mouse_move', { x: box.x + 5, y: box.y + 5 });
+  await h.ok(id, 'mouse_down', {});
+  const up = await h.ok(id, 'mouse_up', { button: 'left' });
+  assert.equal(typeof up.seq, 'number');
+  assert.equal((await h.ok(id, 'get_element_text', { selector: '#swap' })).text, 'BBBB');
+  const s = await h.ok(id, 'get_browser_state', { viewportExpansion: -1 });
+  const name = Number(/\[(\d+)\]<input name='username'/.exec(s.text)![1]);
+  await h.ok(id, 'focus_element_by_index', { index: name });
+  await h.ok(id, 'execute_js', {
+    body: "window.__keys = []; for (const t of ['keydown', 'keyup']) document.addEventListener(t, (e) => window.__keys.push(t + ':' + e.key)); return 1",
+  });
+  await h.ok(id, 'key_down', { keys: 'Shift' });
+  await h.ok(id, 'key_up', { keys: 'Shift' });
+  assert.deepEqual((await h.ok(id, 'execute_js', { body: 'window.__keys' })).result, [
+    'keydown:Shift',
+    'keyup:Shift',
+  ]);
+  const missing = await h.fails(id, 'key_down', {});
+  assert.equal(missing.status, 400);
+});

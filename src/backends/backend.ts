@@ -285,6 +285,11 @@ export interface BackendInput {
   insertText(text: string): Promise<void>;
   /** A key or chord: "Enter", "Control+A", "ControlOrMeta+A". */
   press(chord: string): Promise<void>;
+  /** Holds / releases one key ("Shift", "a") or mouse button at the current pointer position. */
+  keyDown(key: string): Promise<void>;
+  keyUp(key: string): Promise<void>;
+  mouseDown(button: 'left' | 'right' | 'middle'): Promise<void>;
+  mouseUp(button: 'left' | 'right' | 'middle'): Promise<void>;
 }
 
 /** A console message or an uncaught page error, as the backend reports it. */

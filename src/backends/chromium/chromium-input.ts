@@ -38,6 +38,22 @@ export class ChromiumInput implements BackendInput {
     );
   }
 
+  keyDown(key: string): Promise<void> {
+    return this.guarded('page.key_down', () => this.pw.keyboard.down(key));
+  }
+
+  keyUp(key: string): Promise<void> {
+    return this.guarded('page.key_up', () => this.pw.keyboard.up(key));
+  }
+
+  mouseDown(button: 'left' | 'right' | 'middle'): Promise<void> {
+    return this.guarded('page.mouse_down', () => this.pw.mouse.down({ button }));
+  }
+
+  mouseUp(button: 'left' | 'right' | 'middle'): Promise<void> {
+    return this.guarded('page.mouse_up', () => this.pw.mouse.up({ button }));
+  }
+
   move(at: Point): Promise<void> {
     return this.guarded('page.hover', () => this.pw.mouse.move(at.x, at.y));
   }

@@ -1,7 +1,11 @@
 import { z } from 'zod';
+import { keyDown, keyUp, mouseDown, mouseUp } from '../../../engine/held-input.js';
+import { invalidArgument } from '../envelope.js';
 import { actionSummary } from '../render/receipts.js';
 import { act, receiptData } from './act.js';
-import { def, fail, type MethodDef, timeoutMsSchema } from './common.js';
+import { def, type MethodContext, type MethodDef, pageOf, timeoutMsSchema } from './common.js';
+
+const OPTS = { timeoutMs: 5_000 };
 
 /** Mouse (§8.8): trusted input at CSS-pixel points of the viewport. */
 
@@ -59,21 +63,27 @@ const mouseWheel = def({
   },
 });
 
-/** Held buttons and keys need press/release primitives the engine's trusted input does not expose yet. */
-function unsupported(name: string): MethodDef {
-  return def({
+const held = (
+  name: string,
+  run: (
+    ctx: MethodContext,
+    p: { button?: 'left' | 'right' | 'middle'; keys?: string; key?: string },
+  ) => Promise<void>,
+) =>
+  def({
     name,
     task: 'existing',
-    schema: z.object({ button, keys: z.string().optional() }),
-    async run(ctx) {
-      throw fail(
-        ctx.method,
-        'ACTION_FAILED',
-        `${ctx.method} 尚未支持：引擎的真实输入目前只有完整的点击 / 拖拽 / 按键（mouse_click、drag_element_by_index、send_keys），没有单独按下或松开`,
-        { notImplemented: true },
-      );
+    schema: z.object({ button, keys: z.string().min(1).optional(), key: z.string().min(1).optional() }),
+    async run(ctx, p) {
+      await run(ctx, p);
+      return { button: p.button, keys: p.keys ?? p.key };
     },
   });
+
+function keyOf(ctx: MethodContext, p: { keys?: string; key?: string }): string {
+  const k = p.keys ?? p.key;
+  if (!k) throw invalidArgument(`${ctx.method} 失败：缺少参数 keys`, { field: 'keys' });
+  return k;
 }
 
 export const MOUSE: MethodDef[] = [
@@ -81,8 +91,8 @@ export const MOUSE: MethodDef[] = [
   mouseClick,
   mouseClickBySelector,
   mouseWheel,
-  unsupported('mouse_down'),
-  unsupported('mouse_up'),
-  unsupported('key_down'),
-  unsupported('key_up'),
+  held('mouse_down', (ctx, p) => mouseDown(pageOf(ctx), p.button ?? 'left', OPTS)),
+  held('mouse_up', (ctx, p) => mouseUp(pageOf(ctx), p.button ?? 'left', OPTS)),
+  held('key_down', (ctx, p) => keyDown(pageOf(ctx), keyOf(ctx, p), OPTS)),
+  held('key_up', (ctx, p) => keyUp(pageOf(ctx), keyOf(ctx, p), OPTS)),
 ];
