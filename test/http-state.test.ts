@@ -166,3 +166,20 @@ test('frames: iframe elements are indexed and acted on through their refs; list_
   assert.equal(f.frames[1].parentIndex, 0);
   assert.equal(f.frames[1].elementCount, 1);
 });
+
+test('includeFrames: one index space, a separator line per frame; a single-frame page prints none', async () => {
+  await h.ok(id, 'go_to_url', { url: h.page('frames.html') });
+  const s = await state({ includeFrames: true });
+  const lines: string[] = s.text.split('\n');
+  assert.match(lines[0]!, /^--- frame\[0\] \(main\) http:\/\/.+\/frames\.html elements=1 index=0\.\.0 ---$/);
+  const sep = lines.findIndex((l) => l.startsWith('--- frame[1] '));
+  assert.ok(sep > 0, s.text);
+  assert.match(lines[sep]!, /inner\.html elements=1 index=1\.\.1 ---$/);
+  assert.equal(lines[sep + 1], '[1]<button >Inner/>');
+  assert.equal(s.frameCount, 2);
+  assert.equal(s.frames[1].indexRange, '1..1');
+  await h.ok(id, 'click_element_by_index', { index: 1 });
+  await h.ok(id, 'go_to_url', { url: h.page('other.html') });
+  const single = await state({ includeFrames: true });
+  assert.equal(single.text.includes('--- frame'), false);
+});

@@ -4,7 +4,7 @@ import { pageFrames } from '../../../engine/frames.js';
 import type { SnapshotNode, SnapshotResult } from '../../../snapshot/index.js';
 import type { Data } from '../envelope.js';
 import { captureSeq, dataUrl, nextSeq, taskDir, writeEvidence } from '../evidence.js';
-import { renderBrowserState, renderTabBlock } from '../render/browser-state.js';
+import { type FrameSplit, renderBrowserState, renderTabBlock } from '../render/browser-state.js';
 import type { IndexSnapshot } from '../tasks.js';
 import { budget, def, type MethodContext, type MethodDef, plainFailure, sessionOf } from './common.js';
 import { tabsOf, wireTabs } from './shared-reads.js';
@@ -48,10 +48,20 @@ const getBrowserState = def({
     const page = session.page();
     const snap = await walk(ctx, p.viewportExpansion ?? 0);
     const prev = task.snapshot?.pageId === page.id ? new Set(task.snapshot.refs) : undefined;
-    let r = renderBrowserState(snap.model, prev);
+    let split: FrameSplit | undefined;
+    if (p.includeFrames) {
+      const frames = pageFrames(page);
+      split = {
+        label: (fid) => {
+          const i = fid === undefined ? 0 : frames.findIndex((f) => f.id === fid);
+          return { index: i < 0 ? frames.length : i, url: i < 0 ? '' : frames[i]!.url };
+        },
+      };
+    }
+    let r = renderBrowserState(snap.model, prev, split);
     // A new document (navigation, reload) shares no element with the previous read: nothing is "new" then.
     if (prev && r.elements.length > 0 && r.elements.every((e) => e.isNew))
-      r = renderBrowserState(snap.model, undefined);
+      r = renderBrowserState(snap.model, undefined, split);
     const text = r.lines.join('\n');
     const tabs = await tabsOf(session);
     const browserState = renderTabBlock(tabs);
@@ -106,7 +116,8 @@ const getBrowserState = def({
       pixels_below: Math.max(0, Math.round(vp.pageHeight - vp.scrollY - vp.height)),
       viewport_height: vp.height,
       page_height: vp.pageHeight,
-      frameCount: snap.frames > 0 ? snap.frames + 1 : undefined,
+      frameCount: r.frames ? r.frames.length : snap.frames > 0 ? snap.frames + 1 : undefined,
+      frames: r.frames,
       ...shot,
       state_file: dataUrl(ctx.dataDir, stateFile),
       indicesUsable: true,

@@ -98,6 +98,8 @@ export interface RenderedState {
   lines: string[];
   elements: IndexedElement[];
   mediaCount: number;
+  /** Per-frame blocks, only when rendered with a FrameSplit. */
+  frames?: FrameBlock[];
 }
 
 export function escapeAttr(v: string): string {
@@ -195,11 +197,14 @@ function ownText(n: SnapshotNode): string {
 export function renderBrowserState(
   root: SnapshotNode,
   previous: ReadonlySet<string> | undefined,
+  split?: FrameSplit,
 ): RenderedState {
   const lines: string[] = [];
   const elements: IndexedElement[] = [];
   let mediaCount = 0;
   const tabs = (k: number) => '\t'.repeat(k);
+  /** With `split`: iframe subtrees are rendered after the main frame, each behind a separator line. */
+  const deferred: SnapshotNode[] = [];
 
   const visit = (n: SnapshotNode, indent: number): void => {
     if (n.role === 'text') {
@@ -242,6 +247,10 @@ export function renderBrowserState(
       .filter((s) => s !== '')
       .join(' ');
     if (own) lines.push(`${tabs(indent)}${own}`);
+    if (split && (n.role === 'iframe' || n.tag === 'iframe' || n.tag === 'frame') && n.children.length > 0) {
+      deferred.push(n);
+      return;
+    }
     const inner = MEANINGFUL.has(n.tag) ? Math.min(indent + 1, MAX_INDENT) : indent;
     for (const c of n.children) visit(c, inner);
   };
@@ -257,8 +266,59 @@ export function renderBrowserState(
     for (const c of n.children) if (c.role !== 'text') visitNested(c, inner);
   };
 
-  for (const c of root.children) visit(c, 0);
-  return { lines, elements, mediaCount };
+  if (!split) {
+    for (const c of root.children) visit(c, 0);
+    return { lines, elements, mediaCount };
+  }
+  const frames: FrameBlock[] = [];
+  const block = (frameId: string | undefined, nodes: SnapshotNode[]) => {
+    const at = lines.length;
+    const first = elements.length;
+    lines.push('');
+    for (const c of nodes) visit(c, 0);
+    const count = elements.length - first;
+    const label = split.label(frameId);
+    const range = count > 0 ? `${first}..${elements.length - 1}` : '-';
+    lines[at] =
+      `--- frame[${label.index}]${frameId === undefined ? ' (main)' : ''} ${label.url} elements=${count} index=${range} ---`;
+    frames.push({
+      index: label.index,
+      url: label.url,
+      isMain: frameId === undefined,
+      elementCount: count,
+      indexRange: range,
+    });
+  };
+  block(undefined, root.children);
+  while (deferred.length > 0) {
+    const f = deferred.shift()!;
+    block(frameIdOf(f), f.children);
+  }
+  // A page with a single frame prints no separator (§9.8).
+  if (frames.length === 1) lines.shift();
+  return { lines, elements, mediaCount, frames };
+}
+
+function frameIdOf(n: SnapshotNode): string | undefined {
+  for (const c of n.children) {
+    if (c.frame) return c.frame;
+    const inner = frameIdOf(c);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+export interface FrameSplit {
+  /** Index (0 = main, as list_frames) and URL of a frame id (undefined = the main frame). */
+  label(frameId: string | undefined): { index: number; url: string };
+}
+
+export interface FrameBlock {
+  index: number;
+  url: string;
+  isMain: boolean;
+  elementCount: number;
+  indexRange: string;
 }
 
 export interface TabLine {
