@@ -59,7 +59,8 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
   );
   reaper.unref();
 
-  app.addHook('onClose', async () => {
+  // preClose, not onClose: open SSE streams would keep the server from closing at all.
+  app.addHook('preClose', async () => {
     clearInterval(reaper);
     await Promise.allSettled([...sessions.keys()].map((id) => end(id, 'server closing')));
   });
