@@ -65,7 +65,12 @@ program
   .option('--rules <file>', 'MAC policy rules.json (default: loopback hosts only, all 14 actions)')
   .option('--browser <family>', 'browser family (chromium)', 'chromium')
   .option('--headed', 'show browser windows instead of running headless')
-  .option('--handshake-timeout <ms>', 'how long to wait for init_ack after spawning the agent', Number, 15_000)
+  .option(
+    '--handshake-timeout <ms>',
+    'how long to wait for init_ack after spawning the agent',
+    Number,
+    15_000,
+  )
   .option('--action-timeout <ms>', 'engine deadline of one command', Number, 25_000)
   .action(async (opts: Parameters<typeof import('./pipe.js').runPipe>[0]) => {
     const { runPipe } = await import('./pipe.js');
