@@ -29,7 +29,8 @@ export async function startDebuggableChromium(): Promise<DebuggableChromium> {
       `--user-data-dir=${dir}`,
       'about:blank',
     ],
-    { stdio: 'ignore' },
+    // Its own process group, so stop() ends the helpers (renderer, GPU, crashpad) with the browser.
+    { stdio: 'ignore', detached: true },
   );
   const portFile = join(dir, 'DevToolsActivePort');
   const deadline = Date.now() + 15_000;
@@ -44,11 +45,18 @@ export async function startDebuggableChromium(): Promise<DebuggableChromium> {
     stop: async () => {
       if (proc.exitCode === null) {
         const exited = new Promise((r) => proc.once('exit', r));
-        proc.kill('SIGKILL');
+        try {
+          process.kill(-proc.pid!, 'SIGKILL');
+        } catch {
+          proc.kill('SIGKILL');
+        }
         await exited;
       }
-      // Chromium's helpers may still be writing to the profile for a moment after the kill.
-      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      // Helpers may still be writing to the profile for a moment after the kill; a leftover
+      // temporary folder is not a test failure.
+      try {
+        rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      } catch {}
     },
   };
 }
