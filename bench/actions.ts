@@ -10,15 +10,13 @@
  * fixture <select>, since TodoMVC has none). Prints medians, p95 and the
  * ratio ours/theirs per scenario. Not a test: numbers go to docs/benchmarks.md.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { requireChromium } from '../src/backends/chromium/discovery.js';
-import { chromiumFlags } from '../src/backends/chromium/flags.js';
 import { Engine, type Page } from '../src/index.js';
 import { startFixtureServer } from '../test/helpers/fixture-server.js';
+import { playwrightMcpTransport } from './lib/playwright-mcp.js';
 import { fmt, machine, median, percentile } from './lib/stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
@@ -101,30 +99,7 @@ function mcpRef(snapshot: string, pred: (line: string) => boolean): string {
 }
 
 async function benchPlaywrightMcp(base: string, dir: string): Promise<Record<Scenario, number[]>> {
-  const config = join(dir, 'pw-mcp.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      browser: {
-        isolated: true,
-        launchOptions: { executablePath: requireChromium().path, headless: true, args: chromiumFlags() },
-      },
-    }),
-  );
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [
-      join(process.cwd(), 'node_modules', '@playwright', 'mcp', 'cli.js'),
-      '--config',
-      config,
-      '--headless',
-      '--isolated',
-      '--output-dir',
-      join(dir, 'pw-mcp-output'),
-    ],
-    cwd: dir,
-    stderr: 'ignore',
-  });
+  const transport = playwrightMcpTransport(dir);
   const client = new Client({ name: 'tabwright-bench', version: '0' });
   await client.connect(transport);
   const call = async (name: string, args: Record<string, unknown>) => {

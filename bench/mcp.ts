@@ -12,14 +12,13 @@
  * characters and latency of both, the tools/list size, and the ratios.
  * Not a test: results go to docs/benchmarks.md. Run `npm run build` first.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { requireChromium } from '../src/backends/chromium/discovery.js';
-import { chromiumFlags } from '../src/backends/chromium/flags.js';
 import { CORPUS_ROOT, startFixtureServer } from '../test/helpers/fixture-server.js';
+import { playwrightMcpTransport } from './lib/playwright-mcp.js';
 import { machine, median } from './lib/stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -93,34 +92,7 @@ const ours: Side = {
 
 const theirs: Side = {
   name: 'Playwright MCP',
-  transport: (dir, origin) => {
-    const config = join(dir, 'pw-mcp.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        browser: {
-          isolated: true,
-          launchOptions: { executablePath: requireChromium().path, headless: true, args: chromiumFlags() },
-        },
-      }),
-    );
-    return new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        join(process.cwd(), 'node_modules', '@playwright', 'mcp', 'cli.js'),
-        '--config',
-        config,
-        '--headless',
-        '--isolated',
-        '--allowed-origins',
-        origin,
-        '--output-dir',
-        join(dir, 'pw-mcp-output'),
-      ],
-      cwd: dir,
-      stderr: 'ignore',
-    });
-  },
+  transport: (dir, origin) => playwrightMcpTransport(dir, ['--allowed-origins', origin]),
   navigate: (url) => ['browser_navigate', { url }],
   snapshot: () => ['browser_snapshot', {}],
   type: (ref, text) => ['browser_type', { element: 'new todo', target: ref, text, submit: true }],
