@@ -39,6 +39,8 @@ export class SessionDownloads {
   private readonly records: DownloadRecord[] = [];
   private readonly listeners = new Set<(r: DownloadRecord) => void>();
   private readonly reserved = new Set<string>();
+  /** Downloads already handed out by a wait. */
+  private readonly claimed = new Set<string>();
 
   constructor(readonly dir: string) {}
 
@@ -159,14 +161,22 @@ export class SessionDownloads {
         );
       }
     } else {
-      target = [...this.records].reverse().find((r) => r.state === 'in_progress');
+      // The newest one in progress; else the newest one no earlier wait has returned
+      // (a fast download may finish between the click and this call); else the next to start.
+      target =
+        [...this.records].reverse().find((r) => r.state === 'in_progress') ??
+        [...this.records].reverse().find((r) => !this.claimed.has(r.download_id));
     }
-    if (target && target.state !== 'in_progress') return { ...target };
+    const claim = (r: DownloadRecord): DownloadRecord => {
+      this.claimed.add(r.download_id);
+      return { ...r };
+    };
+    if (target && target.state !== 'in_progress') return claim(target);
     let unsubscribe = () => {};
     const finished = new Promise<DownloadRecord>((resolve) => {
       const listener = (r: DownloadRecord) => {
         if (!target && r.state === 'in_progress') target = r;
-        if (target && r === target && r.state !== 'in_progress') resolve({ ...r });
+        if (target && r === target && r.state !== 'in_progress') resolve(claim(r));
       };
       this.listeners.add(listener);
       unsubscribe = () => this.listeners.delete(listener);

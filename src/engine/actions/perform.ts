@@ -543,7 +543,7 @@ function buildReceipt(o: {
   }
   if (o.signals.dialog?.state === 'pending') {
     receipt.warnings.push(
-      `A ${o.signals.dialog.type} dialog is open and held: the page's scripts wait until you accept or dismiss it.`,
+      `${/^[aeiou]/.test(o.signals.dialog.type) ? 'An' : 'A'} ${o.signals.dialog.type} dialog is open and held: the page's scripts wait until you accept or dismiss it.`,
     );
   }
   return receipt;
