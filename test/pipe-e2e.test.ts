@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { build } from 'esbuild';
 import { tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
-import { ALL_ACTIONS, type PipeRun, pipeHarness } from './helpers/pipe-run.js';
+import { type PipeRun, pipeHarness } from './helpers/pipe-run.js';
 
 // End-to-end: the built `tabwright pipe` (npm test builds first) with real agents as child processes.
 
@@ -33,7 +33,6 @@ after(async () => {
 });
 
 const { writeJson, rules, runPipe } = pipeHarness(home.dir, 110_000);
-const _ALL = ALL_ACTIONS;
 
 // biome-ignore lint/suspicious/noExplicitAny: the example agent's free-form JSON report lines
 const steps = (r: PipeRun) => r.agent.filter((l) => typeof l.step === 'number') as Record<string, any>[];
