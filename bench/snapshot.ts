@@ -16,28 +16,11 @@ import { join } from 'node:path';
 import type { Page as PwPage } from 'playwright-core';
 import type { ChromiumPage } from '../src/backends/chromium/chromium-page.js';
 import { Engine } from '../src/index.js';
+import { INTERACTIVE_ROLES } from '../src/snapshot/model.js';
 import { registryOf } from '../src/snapshot/refs.js';
 import { CORPUS_ROOT, startFixtureServer } from '../test/helpers/fixture-server.js';
 
-const INTERACTIVE = new Set([
-  'link',
-  'button',
-  'textbox',
-  'searchbox',
-  'checkbox',
-  'radio',
-  'combobox',
-  'listbox',
-  'option',
-  'menuitem',
-  'menuitemcheckbox',
-  'menuitemradio',
-  'tab',
-  'switch',
-  'slider',
-  'spinbutton',
-  'treeitem',
-]);
+const INTERACTIVE = INTERACTIVE_ROLES;
 
 const args = process.argv.slice(2);
 const arg = (k: string, d?: string) => {

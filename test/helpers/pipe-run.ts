@@ -1,27 +1,14 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PIPE_ACTIONS } from '../../src/doors/pipe/protocol/constants.js';
 
 /** Runs the built `tabwright pipe` in tests: rules files, the process, and its stderr split by origin. */
 
 const BIN = 'bin/tabwright.js';
 
-export const ALL_ACTIONS = [
-  'click',
-  'type',
-  'navigate',
-  'getText',
-  'getHtml',
-  'waitForSelector',
-  'pageScreenshot',
-  'select',
-  'scrollTo',
-  'getAomSnapshot',
-  'storageSet',
-  'storageGet',
-  'zombieSpawn',
-  'zombieKill',
-];
+/** Every action of protocol 1.0 (the protocol's own list). */
+export const ALL_ACTIONS = [...PIPE_ACTIONS];
 
 export interface PipeRun {
   code: number | null;

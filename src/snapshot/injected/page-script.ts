@@ -8,6 +8,8 @@
  * collapses generic wrappers and hands back a compact tree. Elements are
  * identified by per-document local ids kept in a WeakMap, never by position.
  */
+
+import { INTERACTIVE_ROLES } from '../model.js';
 import type { PageCall, RawElement, RawStates, WalkError, WalkOptions, WalkResult } from './types.js';
 
 type Out = (RawElement | string)[];
@@ -28,25 +30,8 @@ const SKIP_TAGS = new Set([
   'track',
 ]);
 
-export const INTERACTIVE_ROLES = new Set([
-  'link',
-  'button',
-  'textbox',
-  'searchbox',
-  'checkbox',
-  'radio',
-  'combobox',
-  'listbox',
-  'option',
-  'menuitem',
-  'menuitemcheckbox',
-  'menuitemradio',
-  'tab',
-  'switch',
-  'slider',
-  'spinbutton',
-  'treeitem',
-]);
+// One list for the page script and the engine's model (bundled in by esbuild).
+export { INTERACTIVE_ROLES };
 
 const NAME_FROM_CONTENT = new Set([
   'button',
