@@ -171,7 +171,11 @@ export interface BackendFrame {
   readonly id: string;
   readonly parentId: string | null;
   url(): string;
+  /** The frame's name (the iframe's name attribute, window.name); "" for none. */
+  name(): string;
   isDetached(): boolean;
+  /** Evaluates a JavaScript expression in this frame (a function expression is called). */
+  evaluateExpression(expression: string, timeoutMs: number): Promise<unknown>;
   /** Runs a function in this frame; arguments and result must be JSON-serializable. */
   evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A, timeoutMs: number): Promise<R>;
   /**

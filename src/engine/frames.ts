@@ -1,3 +1,5 @@
+import type { BackendFrame } from '../backends/backend.js';
+import { TabwrightError } from './errors.js';
 import type { Page } from './page.js';
 
 export interface FrameInfo {
@@ -5,6 +7,8 @@ export interface FrameInfo {
   id: string;
   parentId: string | null;
   url: string;
+  /** The frame's name (iframe name attribute); "" for none. */
+  name: string;
   depth: number;
 }
 
@@ -16,6 +20,30 @@ export function pageFrames(page: Page): FrameInfo[] {
   return frames.map((f) => {
     const depth = f.parentId === null ? 0 : (depthOf.get(f.parentId) ?? 0) + 1;
     depthOf.set(f.id, depth);
-    return { id: f.id, parentId: f.parentId, url: f.url(), depth };
+    return { id: f.id, parentId: f.parentId, url: f.url(), name: f.name(), depth };
   });
+}
+
+/**
+ * An attached frame of the page by id, for work the caller aims at it (actions, scripts). It must be
+ * at an origin the session allows: nothing runs in a frame the policy refuses.
+ */
+export function frameById(page: Page, frameId: string): BackendFrame {
+  const frames = page.backend.frames().filter((f) => !f.isDetached());
+  const f = frames.find((x) => x.id === frameId);
+  if (!f) {
+    throw new TabwrightError(
+      'element_not_found',
+      `Frame ${frameId} is not in the page (gone, or never there). List the frames again and pick one of them.`,
+      {
+        details: {
+          reason: 'frame_not_found',
+          frame: frameId,
+          frames: frames.map((x) => ({ id: x.id, url: x.url() })),
+        },
+      },
+    );
+  }
+  if (f.parentId) page.assertPageAllowed([f.url()]);
+  return f;
 }

@@ -274,15 +274,18 @@ export class Page {
   }
 
   /**
-   * Runs caller JavaScript in the main frame: an expression, a function
+   * Runs caller JavaScript in the main frame (or `frame`, an engine frame id
+   * from pageFrames()): an expression, a function
    * expression (called with `args`) or a statement body using `return`.
    * Promises are awaited; page exceptions are invalid_request/script_error.
    */
   async evaluateScript(
     source: string,
-    opts: OperationOptions & { args?: unknown[] } = {},
+    opts: OperationOptions & { args?: unknown[]; frame?: string } = {},
   ): Promise<ScriptResult> {
-    return this.run('page.eval', 'action', opts, (d) => runScript(this, source, opts.args ?? [], d));
+    return this.run('page.eval', 'action', opts, (d) =>
+      runScript(this, source, opts.args ?? [], d, opts.frame),
+    );
   }
 
   /** localStorage / sessionStorage of the current document: all keys, or one value (null when absent). */

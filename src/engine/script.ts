@@ -1,5 +1,6 @@
 import type { Deadline } from './deadline.js';
 import { firstLine, TabwrightError } from './errors.js';
+import { frameById } from './frames.js';
 import type { Page } from './page.js';
 
 export interface ScriptResult {
@@ -36,7 +37,8 @@ function typeOf(v: unknown): ScriptResult['type'] {
 }
 
 /**
- * Runs caller-supplied JavaScript in the page's main frame. The wrapper is
+ * Runs caller-supplied JavaScript in the page's main frame, or in `frameId`
+ * (an engine frame id; the session's origin policy must allow it). The wrapper is
  * built here and evaluated as one expression by the backend (CDP
  * Runtime.evaluate: not subject to the page's CSP, unlike `new Function` in
  * the page). Promises are awaited; the result must be JSON-serializable.
@@ -46,6 +48,7 @@ export async function runScript(
   source: string,
   args: unknown[],
   d: Deadline,
+  frameId?: string,
 ): Promise<ScriptResult> {
   if (typeof source !== 'string' || source.trim() === '') {
     throw new TabwrightError('invalid_request', 'The script is empty; pass JavaScript source.', {
@@ -59,7 +62,8 @@ export async function runScript(
       ? `Promise.resolve().then(async () => { const __v = (${source}\n); return typeof __v === 'function' ? await __v(...${argList}) : await __v; })`
       : `Promise.resolve().then(async () => { ${source}\n })`;
   try {
-    const value = await page.backend.evaluateExpression(expression, Math.max(1, d.remaining()));
+    const target = frameId === undefined ? page.backend : frameById(page, frameId);
+    const value = await target.evaluateExpression(expression, Math.max(1, d.remaining()));
     return { value, type: typeOf(value) };
   } catch (err) {
     if (err instanceof TabwrightError && err.code === 'internal_error') {

@@ -40,6 +40,12 @@ export function imageSize(data: Buffer): { width: number; height: number } {
   return { width: 0, height: 0 };
 }
 
+/** playwright evaluates a string as an expression; a function expression is called, as documented. */
+function evaluable(expression: string): string {
+  const fnLike = /^(async\s+)?(function\b|\([^)]*\)\s*=>|[\w$]+\s*=>)/.test(expression.trim());
+  return fnLike ? `(${expression})()` : expression;
+}
+
 export class ChromiumFrame implements BackendFrame {
   constructor(
     readonly pw: Frame,
@@ -52,8 +58,24 @@ export class ChromiumFrame implements BackendFrame {
     return this.pw.url();
   }
 
+  name(): string {
+    return this.pw.name();
+  }
+
   isDetached(): boolean {
     return this.pw.isDetached();
+  }
+
+  async evaluateExpression(expression: string, timeoutMs: number): Promise<unknown> {
+    try {
+      return await withTimeout(this.pw.evaluate(evaluable(expression)), timeoutMs);
+    } catch (err) {
+      throw translatePlaywrightError(err, {
+        operation: 'page.eval',
+        timeoutMs,
+        browserAlive: this.browserAlive(),
+      });
+    }
   }
 
   async evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A, timeoutMs: number): Promise<R> {
@@ -355,9 +377,7 @@ export class ChromiumPage implements BackendPage {
 
   async evaluateExpression(expression: string, timeoutMs: number): Promise<unknown> {
     try {
-      // playwright evaluates a string as an expression; a function expression is called, as documented.
-      const fnLike = /^(async\s+)?(function\b|\([^)]*\)\s*=>|[\w$]+\s*=>)/.test(expression.trim());
-      return await withTimeout(this.pw.evaluate(fnLike ? `(${expression})()` : expression), timeoutMs);
+      return await withTimeout(this.pw.evaluate(evaluable(expression)), timeoutMs);
     } catch (err) {
       this.fail(err, 'page.eval', timeoutMs);
     }

@@ -4,6 +4,7 @@ import { registryOf, targetOf } from '../../snapshot/refs.js';
 import { takeSnapshot } from '../../snapshot/snapshot.js';
 import type { Deadline } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
+import { frameById } from '../frames.js';
 import type { Page } from '../page.js';
 import { frameCall, type PinnedElement } from './element-calls.js';
 import type { Target } from './types.js';
@@ -14,9 +15,10 @@ export type ResolvedTarget =
 
 function describeTarget(t: Target): string {
   if ('element_ref' in t) return `ref ${t.element_ref}`;
-  if ('selector' in t) return `selector ${JSON.stringify(t.selector)}`;
+  const inFrame = 'frame' in t && t.frame !== undefined ? ` in frame ${t.frame}` : '';
+  if ('selector' in t) return `selector ${JSON.stringify(t.selector)}${inFrame}`;
   if ('role' in t) return `role ${t.role}${t.name !== undefined ? ` named ${JSON.stringify(t.name)}` : ''}`;
-  if ('text' in t) return `text ${JSON.stringify(t.text)}`;
+  if ('text' in t) return `text ${JSON.stringify(t.text)}${inFrame}`;
   return `point (${t.x}, ${t.y})`;
 }
 
@@ -47,6 +49,24 @@ export function validateTarget(t: unknown): Target {
       });
     }
   }
+  if (o.frame !== undefined && (o.selector === undefined) === (o.text === undefined)) {
+    throw new TabwrightError('invalid_request', 'target.frame goes with a selector or text target.', {
+      details: { field: 'frame' },
+    });
+  }
+  if (o.frame !== undefined && (typeof o.frame !== 'string' || o.frame === '')) {
+    throw new TabwrightError('invalid_request', 'target.frame must be a frame id from the page frames.', {
+      details: { field: 'frame' },
+    });
+  }
+  if (
+    o.nth !== undefined &&
+    (o.selector === undefined || !Number.isInteger(o.nth) || (o.nth as number) < 0)
+  ) {
+    throw new TabwrightError('invalid_request', 'target.nth is a 0-based integer and goes with a selector.', {
+      details: { field: 'nth' },
+    });
+  }
   return o as Target;
 }
 
@@ -65,12 +85,19 @@ export async function resolveTarget(page: Page, target: Target, d: Deadline): Pr
     return { kind: 'element', ref: t.ref, frame, doc: t.doc, id: t.id };
   }
   if ('role' in target) return resolveByRole(page, target, d);
-  const frame = mainFrame(page);
+  const frame = target.frame === undefined ? mainFrame(page) : frameById(page, target.frame);
   const spec =
-    'selector' in target ? { selector: target.selector } : { text: target.text, exact: target.exact };
+    'selector' in target
+      ? { selector: target.selector, nth: target.nth }
+      : { text: target.text, exact: target.exact };
   type Found =
     | { ok: true; count: number; identity: { doc: string; id: number } | null }
-    | { ok: false; reason: 'invalid_selector' | 'no_match' | 'ambiguous'; count: number; message: string };
+    | {
+        ok: false;
+        reason: 'invalid_selector' | 'no_match' | 'ambiguous' | 'nth_out_of_range';
+        count: number;
+        message: string;
+      };
   const found = await frameCall<Found>(frame, { op: 'find', spec }, d);
   if (!found.ok) {
     if (found.reason === 'invalid_selector') {
@@ -82,12 +109,15 @@ export async function resolveTarget(page: Page, target: Target, d: Deadline): Pr
         },
       );
     }
+    const nth = 'nth' in target ? target.nth : undefined;
     throw new TabwrightError(
       'element_not_found',
       found.reason === 'no_match'
         ? `Nothing matches ${describeTarget(target)}. Take a snapshot and target by element_ref.`
-        : `${describeTarget(target)} matches ${found.count} elements; an action needs exactly one. Narrow it, or take a snapshot and use an element_ref.`,
-      { details: { reason: found.reason, match_count: found.count } },
+        : found.reason === 'nth_out_of_range'
+          ? `${describeTarget(target)} matches ${found.count} elements, so there is no nth ${nth} (0-based). Pick nth below ${found.count}.`
+          : `${describeTarget(target)} matches ${found.count} elements; an action needs exactly one. Narrow it, pass nth, or take a snapshot and use an element_ref.`,
+      { details: { reason: found.reason, match_count: found.count, ...(nth !== undefined ? { nth } : {}) } },
     );
   }
   if (!found.identity)

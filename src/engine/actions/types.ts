@@ -4,12 +4,15 @@ import type { WaitConditions } from '../waits.js';
 /** What an action is aimed at. Refs are preferred; the others are resolved to a ref first. */
 export type Target =
   | { element_ref: string }
-  /** Must match exactly one element (main frame). */
-  | { selector: string }
+  /**
+   * CSS selector in the main frame, or in `frame` (an engine frame id, `pageFrames()`). Must match
+   * exactly one element unless `nth` (0-based, document order) picks one explicitly.
+   */
+  | { selector: string; frame?: string; nth?: number }
   /** Role and accessible name as in the snapshot; `context` = the name of an ancestor, to disambiguate. */
   | { role: string; name?: string; exact?: boolean; context?: string }
-  /** Visible text: the innermost element showing it (main frame). */
-  | { text: string; exact?: boolean }
+  /** Visible text: the innermost element showing it (main frame, or `frame`), exactly one. */
+  | { text: string; exact?: boolean; frame?: string }
   /** CSS pixels in the page viewport. */
   | { x: number; y: number };
 

@@ -6,7 +6,8 @@ import { fail, type MethodContext, pageOf } from './common.js';
 /**
  * The HTTP `frame` / `nth` parameters (reference §8.19) → engine targets. Every selector, script and
  * read method maps them here, so one frame numbering (list_frames: 0 = main, depth-first) and one
- * unknown-frame error hold for all of them.
+ * unknown-frame error hold for all of them. The engine does the rest: it searches inside that frame
+ * and refuses a frame the session's origin policy does not allow.
  */
 
 /** A frame index from list_frames (0 = main) or a URL / name substring. */
@@ -14,38 +15,50 @@ export const frameParam = z.union([z.string(), z.number()]).optional();
 /** 0-based among the selector's matches; without it the selector must match exactly one element. */
 export const nthParam = z.number().int().min(0).optional();
 
-/** The engine frame id for an HTTP `frame` value; undefined = the main frame. */
+/**
+ * The engine frame id for an HTTP `frame` value; undefined = the main frame. A number (or a string
+ * of digits) is a list_frames index; any other string picks the first frame, in list_frames order,
+ * whose name equals it, else whose URL or name contains it. No match → ELEMENT_NOT_FOUND naming the
+ * frames that exist.
+ */
 export async function frameIdFor(
   ctx: MethodContext,
   frame: string | number | undefined,
 ): Promise<string | undefined> {
-  if (frame === undefined || frame === 0 || frame === '0') return undefined;
-  throw fail(
-    ctx.method,
-    'ACTION_FAILED',
-    '按 frame 定位尚未支持：请用 get_browser_state 的 index（索引自带所在框架）',
-    {
-      notImplemented: ['frame'],
-      frames: pageFrames(pageOf(ctx)).map((f, i) => ({ index: i, url: f.url })),
-    },
-  );
+  if (frame === undefined) return undefined;
+  const frames = pageFrames(pageOf(ctx));
+  const key = typeof frame === 'string' ? frame.trim() : frame;
+  let found: (typeof frames)[number] | undefined;
+  if (typeof key === 'number' || /^\d+$/.test(key)) {
+    found = frames[Number(key)];
+  } else if (key !== '') {
+    found =
+      frames.find((f) => f.name === key) ?? frames.find((f) => f.url.includes(key) || f.name.includes(key));
+  }
+  if (!found) {
+    throw fail(
+      ctx.method,
+      'ELEMENT_NOT_FOUND',
+      `找不到框架 ${JSON.stringify(frame)}：frame 取 list_frames 的序号（0 = 主框架）或框架 URL / name 的子串；当前有 ${frames.length} 个框架，见 frames`,
+      {
+        frame,
+        frameNotFound: true,
+        frames: frames.map((f, i) => ({ index: i, url: f.url, name: f.name || undefined })),
+      },
+    );
+  }
+  return found.parentId === null ? undefined : found.id;
 }
 
-/** A selector target in the given frame, the nth match when nth is given. */
+/** A selector target in the given frame, the caller's nth match when nth is given. */
 export async function selectorTarget(
   ctx: MethodContext,
   p: { selector: string; frame?: string | number; nth?: number },
 ): Promise<Target> {
-  await frameIdFor(ctx, p.frame);
-  if (p.nth !== undefined && p.nth !== 0) {
-    throw fail(
-      ctx.method,
-      'ACTION_FAILED',
-      'nth 尚未支持：请把选择器写得更具体，或用 get_browser_state 的 index',
-      {
-        notImplemented: ['nth'],
-      },
-    );
-  }
-  return { selector: p.selector };
+  const frame = await frameIdFor(ctx, p.frame);
+  return {
+    selector: p.selector,
+    ...(frame !== undefined ? { frame } : {}),
+    ...(p.nth !== undefined ? { nth: p.nth } : {}),
+  };
 }

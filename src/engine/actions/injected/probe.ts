@@ -363,13 +363,20 @@ export interface FindSpec {
   selector?: string;
   text?: string;
   exact?: boolean;
+  /** 0-based among the matches, chosen by the caller; without it there must be exactly one. */
+  nth?: number;
 }
 
 export type FindResult =
   | { ok: true; el: Element; count: number }
-  | { ok: false; reason: 'invalid_selector' | 'no_match' | 'ambiguous'; count: number; message: string };
+  | {
+      ok: false;
+      reason: 'invalid_selector' | 'no_match' | 'ambiguous' | 'nth_out_of_range';
+      count: number;
+      message: string;
+    };
 
-/** CSS selector: exactly one match. Text: the innermost visible element whose text matches, exactly one. */
+/** CSS selector: exactly one match (or the nth). Text: the innermost visible element whose text matches, exactly one. */
 export function find(spec: FindSpec): FindResult {
   if (spec.selector !== undefined) {
     let list: NodeListOf<Element>;
@@ -378,13 +385,7 @@ export function find(spec: FindSpec): FindResult {
     } catch (e) {
       return { ok: false, reason: 'invalid_selector', count: 0, message: (e as Error).message };
     }
-    if (list.length === 1) return { ok: true, el: list[0]!, count: 1 };
-    return {
-      ok: false,
-      reason: list.length === 0 ? 'no_match' : 'ambiguous',
-      count: list.length,
-      message: `the selector matched ${list.length} elements`,
-    };
+    return pick([...list], spec.nth, 'selector');
   }
   const want = norm(spec.text ?? '');
   const matches: Element[] = [];
@@ -401,12 +402,28 @@ export function find(spec: FindSpec): FindResult {
   }
   // Keep the innermost: drop any match that contains another match.
   const innermost = matches.filter((m) => !matches.some((o) => o !== m && m.contains(o)));
-  if (innermost.length === 1) return { ok: true, el: innermost[0]!, count: 1 };
+  return pick(innermost, spec.nth, 'text');
+}
+
+/** The one match, or the caller's nth (document order); never a guess between several. */
+function pick(matches: Element[], nth: number | undefined, what: string): FindResult {
+  const count = matches.length;
+  if (nth !== undefined) {
+    const el = matches[nth];
+    if (el) return { ok: true, el, count };
+    return {
+      ok: false,
+      reason: 'nth_out_of_range',
+      count,
+      message: `the ${what} matched ${count} elements; there is no match number ${nth} (0-based)`,
+    };
+  }
+  if (count === 1) return { ok: true, el: matches[0]!, count: 1 };
   return {
     ok: false,
-    reason: innermost.length === 0 ? 'no_match' : 'ambiguous',
-    count: innermost.length,
-    message: `the text matched ${innermost.length} elements`,
+    reason: count === 0 ? 'no_match' : 'ambiguous',
+    count,
+    message: `the ${what} matched ${count} elements`,
   };
 }
 
