@@ -25,8 +25,12 @@ export class Deadline {
     this.startedAt = Date.now();
     this.timeoutMs = timeoutMs;
     this.expiresAt = this.startedAt + timeoutMs;
-    const timer = AbortSignal.timeout(timeoutMs);
-    this.signal = outer ? AbortSignal.any([outer, timer]) : timer;
+    // Not AbortSignal.timeout(): combined with AbortSignal.any, Node 20 lets the timeout signal be
+    // garbage-collected and the deadline never fires (an operation would then wait forever in a queue).
+    // A timer holds its controller strongly; unref'd, so a pending deadline keeps no process alive.
+    const timer = new AbortController();
+    setTimeout(() => timer.abort(new DeadlineTimeout(timeoutMs)), timeoutMs).unref();
+    this.signal = outer ? AbortSignal.any([outer, timer.signal]) : timer.signal;
   }
 
   static from(opts: OperationOptions = {}, maxMs = MAX_TIMEOUT_MS): Deadline {
@@ -61,6 +65,14 @@ export class Deadline {
       if (this.signal.aborted) fire();
       else this.signal.addEventListener('abort', fire, { once: true });
     });
+  }
+}
+
+/** The reason a deadline's signal carries when its time ran out (a caller's abort carries the caller's). */
+export class DeadlineTimeout extends Error {
+  override readonly name = 'TimeoutError';
+  constructor(readonly timeoutMs: number) {
+    super(`deadline of ${timeoutMs} ms passed`);
   }
 }
 

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Deadline, DeadlineExpired } from '../src/engine/deadline.js';
+import { PageQueue } from '../src/engine/page-queue.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+// Deadline timers are unref'd (they keep no process alive); here nothing else holds the event loop.
+const keepAlive = setInterval(() => {}, 1000);
+after(() => clearInterval(keepAlive));
+
+describe('Deadline', () => {
+  test('a deadline with a caller signal still fires after a garbage collection', {
+    timeout: 5000,
+  }, async () => {
+    const caller = new AbortController();
+    const d = Deadline.from({ timeoutMs: 300, signal: caller.signal });
+    const expired = d.expired();
+    // Before the fix the timeout signal inside AbortSignal.any was collected here and never fired.
+    gc();
+    await new Promise((r) => setTimeout(r, 50));
+    gc();
+    await assert.rejects(expired, (e) => e instanceof DeadlineExpired);
+    assert.equal(d.callerAborted(), false);
+  });
+
+  test('a queued operation behind one that never settles fails with not_started at its deadline', {
+    timeout: 5000,
+  }, async () => {
+    const q = new PageQueue();
+    const caller = new AbortController();
+    const stuck = q.enqueue(
+      { name: 'stuck', run: () => new Promise<never>(() => {}) },
+      Deadline.from({ timeoutMs: 200, signal: caller.signal }),
+    );
+    await assert.rejects(stuck, (e: { details: { outcome: string } }) => e.details.outcome === 'unknown');
+    gc();
+    const next = q.enqueue(
+      { name: 'next', run: async () => 'ran' },
+      Deadline.from({ timeoutMs: 300, signal: caller.signal }),
+    );
+    await assert.rejects(next, (e: { details: { outcome: string } }) => e.details.outcome === 'not_started');
+  });
+
+  test('a caller abort fails the operation at once, as cancelled', async () => {
+    const caller = new AbortController();
+    const d = Deadline.from({ timeoutMs: 60_000, signal: caller.signal });
+    const expired = d.expired();
+    caller.abort();
+    await assert.rejects(expired, (e) => e instanceof DeadlineExpired);
+    assert.equal(d.callerAborted(), true);
+  });
+});
