@@ -6,11 +6,20 @@ import type { Fingerprint } from './injected/probe.js';
 
 /**
  * How long the DOM must be quiet (no mutation) before the observation window
- * closes: about two animation frames, enough for frameworks that render in a
- * microtask or the next frame; changes driven by requests keep the window
- * open through the request tracking instead.
+ * closes after a click, key press, hover or drag: about two animation frames,
+ * for menus, route changes and renders a step or two later. Changes driven by
+ * requests keep the window open through the request tracking instead.
  */
 export const QUIET_MS = 30;
+/**
+ * The same for value changes (type, fill, select, check, scroll, focus, files).
+ * Frameworks render what an input event changed synchronously or in a
+ * microtask (React, Vue, Svelte, Lit, Preact, Angular), which is over before
+ * the settle read even starts; the quiet time covers work they defer by a
+ * task (timers, message channels). A render deferred to the next animation
+ * frame is caught when that frame falls inside it.
+ */
+export const VALUE_QUIET_MS = 8;
 export const DEFAULT_OBSERVE_CAP_MS = 500;
 /** How long a popup or download that the action visibly started may take to arrive. */
 export const EXPECTED_ARRIVAL_MS = 3000;
@@ -52,7 +61,7 @@ export interface SettleResult {
 
 /**
  * The adaptive observation window: ends as soon as the DOM has had no
- * mutation for QUIET_MS and the page has no request in flight, or at the cap.
+ * mutation for `quietMs` and the page has no request in flight, or at the cap.
  * The DOM part runs inside the page (one round trip); requests are tracked
  * here. A navigation ends the window (the new document is read afterwards).
  */
@@ -68,6 +77,7 @@ export async function settle(
   arrived: { popup: () => boolean; download: () => boolean },
   /** Keep observing at least this long even when the page is quiet (a fixed window, e.g. the HTTP door's 500 ms). */
   minMs = 0,
+  quietMs = QUIET_MS,
 ): Promise<SettleResult> {
   const started = Date.now();
   let mutations = 0;
@@ -92,8 +102,8 @@ export async function settle(
           frame,
           {
             op: 'settle',
-            quietMs: QUIET_MS,
-            capMs: round === 0 ? left : Math.min(left, QUIET_MS),
+            quietMs,
+            capMs: round === 0 ? left : Math.min(left, quietMs),
             pin,
             value,
           },

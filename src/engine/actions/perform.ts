@@ -7,7 +7,14 @@ import { buildChecks, type Check, runWait } from '../waits.js';
 import { elementCall, locatePinned, type PinnedElement } from './element-calls.js';
 import { waitActionable } from './guard.js';
 import type { Fingerprint, ProbeKind } from './injected/probe.js';
-import { DEFAULT_OBSERVE_CAP_MS, preparePage, readFingerprint, settle } from './observe.js';
+import {
+  DEFAULT_OBSERVE_CAP_MS,
+  preparePage,
+  QUIET_MS,
+  readFingerprint,
+  settle,
+  VALUE_QUIET_MS,
+} from './observe.js';
 import { frameOffset, type ResolvedTarget, resolveTarget, validateTarget } from './resolve.js';
 import { markSignals, pendingRequests, signalsSince } from './signals.js';
 import type { ActionOptions, ActionSpec, Receipt, Target, ValueChange } from './types.js';
@@ -91,6 +98,14 @@ async function toPagePoint(page: Page, frame: BackendFrame, p: Point, d: Deadlin
   if (!frame.parentId) return p;
   const o = await frameOffset(page, frame, d);
   return { x: p.x + o.x, y: p.y + o.y };
+}
+
+/** Clicks, keys, hovers and drags start menus and route changes a step later; value changes render at once. */
+function quietFor(spec: ActionSpec): number {
+  const valueChange =
+    ['fill', 'select', 'check', 'uncheck', 'scroll', 'focus', 'set_files'].includes(spec.action) ||
+    (spec.action === 'type' && !spec.submit);
+  return valueChange ? VALUE_QUIET_MS : QUIET_MS;
 }
 
 /** How the guard's round trip leaves focus for the action that follows. */
@@ -223,6 +238,7 @@ async function run(
           download: () => page.session.downloads.lastSeq > marks.downloadSeq,
         },
         Math.min(opts.observe_min_ms ?? 0, capMs),
+        quietFor(spec),
       );
   const frameAfter = heldDialog ? null : (win.fingerprint ?? (await readFingerprint(observedFrame, d)));
   const after = heldDialog || observedFrame === mainFrame ? frameAfter : await readFingerprint(mainFrame, d);
