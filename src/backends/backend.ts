@@ -78,6 +78,20 @@ export interface BackendContext {
   removeRoutes(pattern?: string): Promise<void>;
   /** Context-wide emulation (src/engine/emulation.ts): geolocation (with its permission), offline, extra headers. */
   emulate(settings: ContextEmulation): Promise<void>;
+  /**
+   * A GET outside any page with the context's cookies (the original bytes of a resource, e.g. an image).
+   * Redirects are not followed: the caller checks every hop against its policy. Routes and the request
+   * filter do not apply, so callers must check the URL first.
+   */
+  fetch(url: string, opts: { headers?: Record<string, string>; timeoutMs: number }): Promise<BackendFetchResult>;
+}
+
+export interface BackendFetchResult {
+  status: number;
+  url: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  body: Buffer;
 }
 
 export interface ContextEmulation {

@@ -4,6 +4,7 @@ import type {
   BackendBrowser,
   BackendContext,
   BackendCookieJar,
+  BackendFetchResult,
   BackendPage,
   BackendRoute,
   ContextEmulation,
@@ -207,6 +208,27 @@ export class ChromiumContext implements BackendContext {
       if (settings.extraHeaders !== undefined) await this.pw.setExtraHTTPHeaders(settings.extraHeaders);
     } catch (err) {
       throw translatePlaywrightError(err, { operation: 'context.emulate', browserAlive: true });
+    }
+  }
+
+  async fetch(
+    url: string,
+    opts: { headers?: Record<string, string>; timeoutMs: number },
+  ): Promise<BackendFetchResult> {
+    try {
+      const r = await this.pw.request.get(url, {
+        headers: opts.headers,
+        timeout: opts.timeoutMs,
+        maxRedirects: 0,
+        failOnStatusCode: false,
+      });
+      try {
+        return { status: r.status(), url: r.url(), headers: r.headers(), body: await r.body() };
+      } finally {
+        await r.dispose().catch(() => {});
+      }
+    } catch (err) {
+      throw translatePlaywrightError(err, { operation: 'context.fetch', browserAlive: this.browser.isConnected() });
     }
   }
 
