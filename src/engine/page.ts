@@ -1,6 +1,7 @@
 import type { BackendPage, WaitUntil } from '../backends/backend.js';
 import { evaluateOnRef, type SnapshotOptions, type SnapshotResult, takeSnapshot } from '../snapshot/index.js';
 import { performAction } from './actions/perform.js';
+import { type Located, locateTarget } from './actions/resolve.js';
 import type { ActionOptions, ActionSpec, Receipt, Target } from './actions/types.js';
 import { PageConsole } from './console.js';
 import { Deadline, type OperationOptions } from './deadline.js';
@@ -271,6 +272,14 @@ export class Page {
    */
   async act(target: Target | undefined, spec: ActionSpec, opts?: ActionOptions): Promise<Receipt> {
     return performAction(this, target, spec, opts);
+  }
+
+  /**
+   * The one element a target names (selector, text, role, ref; with `frame` / `nth` as in actions),
+   * as a ref, without acting on it: for callers that read or picture the element an action would hit.
+   */
+  async locate(target: Target, opts?: OperationOptions): Promise<Located> {
+    return this.run('page.locate', 'read', opts, (d) => locateTarget(this, target, d));
   }
 
   /**

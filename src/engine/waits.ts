@@ -1,6 +1,8 @@
+import type { BackendFrame } from '../backends/backend.js';
 import { evaluateOnRef, resolveRef } from '../snapshot/index.js';
 import { Deadline, type OperationOptions } from './deadline.js';
 import { TabwrightError } from './errors.js';
+import { frameById } from './frames.js';
 import type { Page } from './page.js';
 
 /** An element box in CSS pixels, relative to the main frame's document (not the viewport). */
@@ -125,6 +127,11 @@ export interface WaitRequestOptions {
   resolveElement?: ElementResolver;
   /** Polling interval, default 100 ms. */
   poll_ms?: number;
+  /**
+   * Observe the DOM conditions (text, selectors, dom_stable, js_predicate) in this frame (an engine
+   * frame id, `pageFrames()`) instead of the main document. The origin policy must allow the frame.
+   */
+  frame?: string;
 }
 
 export interface WaitResult {
@@ -247,6 +254,8 @@ export interface Check {
 
 interface PollContext {
   page: Page;
+  /** Where the DOM conditions are observed: the main frame or the request's frame. */
+  scope(): Pick<BackendFrame, 'evaluate' | 'evaluateExpression'>;
   deadline: Deadline;
   /** Time one browser call of this poll may take: what is left minus the reporting margin, at most 2 s. */
   budget(): number;
@@ -424,7 +433,7 @@ export function buildChecks(conds: WaitConditions, opts: WaitRequestOptions): Ch
           name,
           evaluate: async (c) => {
             try {
-              const value = await c.page.backend.evaluateExpression(expression, c.budget());
+              const value = await c.scope().evaluateExpression(expression, c.budget());
               return st(name, !!value, { value: preview(value) });
             } catch (err) {
               const cause =
@@ -484,6 +493,8 @@ export async function runWait(
   const margin = Math.min(300, Math.max(60, deadline.timeoutMs * 0.1));
   const ctx: PollContext = {
     page,
+    // Looked up on every poll: a frame that goes away fails the wait at once (never a silent timeout).
+    scope: () => (req.frame === undefined ? page.backend : frameById(page, req.frame)),
     deadline,
     budget: () => Math.min(2000, Math.max(1, deadline.remaining() - margin)),
   };
@@ -492,8 +503,9 @@ export async function runWait(
     let probed: ProbeOut[] | null = null;
     let probeError: string | null = null;
     if (items.length) {
+      const scope = ctx.scope();
       try {
-        probed = await page.backend.evaluate(probe, items, ctx.budget());
+        probed = await scope.evaluate(probe, items, ctx.budget());
       } catch (err) {
         if (err instanceof TabwrightError && ['browser_not_running', 'page_not_found'].includes(err.code))
           throw err;
@@ -580,5 +592,6 @@ export async function waitOnPage(
     throw invalid('mode is "all" or "any".', 'mode');
   }
   const checks = buildChecks(conds, req);
+  if (req.frame !== undefined) frameById(page, req.frame);
   return page.run('page.wait', 'read', opts, (d) => runWait(page, conds, req, d, checks));
 }

@@ -1,6 +1,7 @@
 import type { BackendFrame } from '../backends/backend.js';
 import type { Deadline } from '../engine/deadline.js';
 import { TabwrightError } from '../engine/errors.js';
+import { frameById } from '../engine/frames.js';
 import type { Page } from '../engine/page.js';
 import { diffAndRemember, type SnapshotDiff } from './diff.js';
 import type { RawElement, WalkError, WalkOptions, WalkResult } from './injected/types.js';
@@ -14,8 +15,10 @@ export interface SnapshotOptions {
   interactive_only?: boolean;
   /** Snapshot only the subtree of this ref. */
   scope_ref?: string;
-  /** Snapshot only the first element matching this CSS selector (main frame). */
+  /** Snapshot only the first element matching this CSS selector (main frame, or `scope_frame`). */
   scope_selector?: string;
+  /** Snapshot only this frame (an engine frame id, `pageFrames()`) and the frames inside it. */
+  scope_frame?: string;
   /** Cut the agent text below this depth (0 = top level only). Default: no limit. */
   max_depth?: number;
   /** Only what is within the viewport ± viewport_margin px. Default false (whole page). */
@@ -155,10 +158,14 @@ function validate(o: SnapshotOptions): void {
   num('max_chars', 200);
   num('max_nodes', 1);
   num('viewport_margin', 0);
-  if (o.scope_ref !== undefined && o.scope_selector !== undefined) {
-    throw new TabwrightError('invalid_request', 'Pass either scope_ref or scope_selector, not both.', {
-      details: { field: 'scope_ref' },
-    });
+  if (o.scope_ref !== undefined && (o.scope_selector !== undefined || o.scope_frame !== undefined)) {
+    throw new TabwrightError(
+      'invalid_request',
+      'Pass either scope_ref or scope_selector / scope_frame, not both.',
+      {
+        details: { field: 'scope_ref' },
+      },
+    );
   }
 }
 
@@ -172,7 +179,7 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
   if (o.viewport) walkOpts.margin = o.viewport_margin ?? SNAPSHOT_DEFAULTS.viewport_margin;
 
   // Which frames to walk, and the root frame.
-  let rootFrame = main;
+  let rootFrame = o.scope_frame === undefined ? main : frameById(page, o.scope_frame);
   const perFrameOpts = new Map<string, WalkOptions>();
   if (o.scope_ref !== undefined) {
     const { target, frame } = targetOf(page, o.scope_ref);
@@ -184,7 +191,7 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
         details: { field: 'scope_selector' },
       });
     }
-    perFrameOpts.set(main.id, { ...walkOpts, selector: o.scope_selector });
+    perFrameOpts.set(rootFrame.id, { ...walkOpts, selector: o.scope_selector });
   }
   const byId = new Map(allFrames.map((f) => [f.id, f]));
   const underRoot = (f: BackendFrame): boolean => {

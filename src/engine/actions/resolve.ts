@@ -10,7 +10,8 @@ import { frameCall, type PinnedElement } from './element-calls.js';
 import type { Target } from './types.js';
 
 export type ResolvedTarget =
-  | ({ kind: 'element'; role?: string; name?: string } & PinnedElement)
+  /** `count`: how many elements the selector / text matched (more than one only with an explicit nth). */
+  | ({ kind: 'element'; role?: string; name?: string; count?: number } & PinnedElement)
   | { kind: 'point'; x: number; y: number };
 
 function describeTarget(t: Target): string {
@@ -123,7 +124,27 @@ export async function resolveTarget(page: Page, target: Target, d: Deadline): Pr
   if (!found.identity)
     throw new TabwrightError('internal_error', 'The matched element has no identity. Retry the action.');
   const ref = registryOf(page.session).refFor(page.id, frame.id, found.identity.doc, found.identity.id);
-  return { kind: 'element', ref, frame, doc: found.identity.doc, id: found.identity.id };
+  return { kind: 'element', ref, frame, doc: found.identity.doc, id: found.identity.id, count: found.count };
+}
+
+/** What `Page.locate` answers: the one element a target names, without acting on it. */
+export interface Located {
+  element_ref: string;
+  /** Engine frame id of the element's document. */
+  frame: string;
+  /** Elements the selector / text matched (1 unless an explicit nth chose among several). */
+  match_count: number;
+}
+
+/** Resolves an element target (not a point) to its ref, by the same rules as an action. */
+export async function locateTarget(page: Page, target: Target, d: Deadline): Promise<Located> {
+  const r = await resolveTarget(page, validateTarget(target), d);
+  if (r.kind !== 'element') {
+    throw new TabwrightError('invalid_request', 'A point names no element; locate needs an element target.', {
+      details: { field: 'target' },
+    });
+  }
+  return { element_ref: r.ref, frame: r.frame.id, match_count: r.count ?? 1 };
 }
 
 function norm(s: string): string {

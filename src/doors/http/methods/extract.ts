@@ -2,10 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { TabwrightError } from '../../../engine/errors.js';
+import { pageFrames } from '../../../engine/frames.js';
 import type { SnapshotNode } from '../../../snapshot/index.js';
 import { CommandFailure, type Data, invalidArgument } from '../envelope.js';
 import { renderMarkdown, tableStats } from '../render/markdown.js';
 import { budget, def, fail, type MethodContext, type MethodDef, pageOf, sessionOf } from './common.js';
+import { frameIdFor, frameParam, nthParam } from './target.js';
 
 /** Extraction and JavaScript (§8.14). */
 
@@ -38,15 +40,16 @@ export interface EvalOutcome {
   result: unknown;
 }
 
-/** Runs a script through the engine, mapping its failures to the reference's wording. */
+/** Runs a script through the engine (main frame, or the engine frame id `frame`), mapping its failures to the reference's wording. */
 export async function runScript(
   ctx: MethodContext,
   body: string,
   timeoutMs: number | undefined,
+  frame?: string,
 ): Promise<unknown> {
   const ms = timeoutMs === 0 ? 60_000 : budget(timeoutMs, EVAL_DEFAULT_MS);
   try {
-    const r = await pageOf(ctx).evaluateScript(body, { timeoutMs: ms });
+    const r = await pageOf(ctx).evaluateScript(body, { timeoutMs: ms, frame });
     return r.value;
   } catch (err) {
     if (err instanceof TabwrightError && err.details.reason === 'script_error') {
@@ -84,7 +87,7 @@ const executeJs = def({
     body: z.string().optional(),
     bodyFile: z.string().min(1).optional(),
     vars: z.record(z.string(), z.unknown()).optional(),
-    frame: z.union([z.string(), z.number()]).optional(),
+    frame: frameParam,
     retryOnSpurious: z.boolean().optional(),
     timeoutMs: z.number().int().min(0).max(600_000).optional(),
   }),
@@ -109,18 +112,14 @@ const executeJs = def({
         scriptLength: body.length,
       });
     }
-    if (p.frame !== undefined && p.frame !== 0 && p.frame !== '0') {
-      throw fail(
-        ctx.method,
-        'ACTION_FAILED',
-        '在子框架里执行脚本尚未支持：目前只在主框架执行（去掉 frame）',
-        {
-          notImplemented: ['frame'],
-        },
-      );
+    const frame = await frameIdFor(ctx, p.frame);
+    const result = await runScript(ctx, substituteVars(body, p.vars), p.timeoutMs, frame);
+    const data: Data = { result: result === undefined ? null : result, awaited: true };
+    if (frame !== undefined) {
+      data.frame = p.frame;
+      data.frameUrl = pageFrames(pageOf(ctx)).find((f) => f.id === frame)?.url;
     }
-    const result = await runScript(ctx, substituteVars(body, p.vars), p.timeoutMs);
-    return { result: result === undefined ? null : result, awaited: true };
+    return data;
   },
 });
 
@@ -129,11 +128,11 @@ const INNER_TEXT = `(() => {
   return b ? b.innerText : document.documentElement ? document.documentElement.innerText : '';
 })()`;
 
-async function innerText(ctx: MethodContext, selector?: string): Promise<string> {
+async function innerText(ctx: MethodContext, selector?: string, frame?: string): Promise<string> {
   const src = selector
     ? `(() => { const el = document.querySelector(${JSON.stringify(selector)}); return el ? el.innerText ?? el.textContent : null; })()`
     : INNER_TEXT;
-  const v = await pageOf(ctx).evaluateScript(src, { timeoutMs: 15_000 });
+  const v = await pageOf(ctx).evaluateScript(src, { timeoutMs: 15_000, frame });
   if (v.value === null) {
     throw fail(ctx.method, 'ELEMENT_NOT_FOUND', `选择器 ${selector} 没有匹配到元素`, { selector });
   }
@@ -169,13 +168,23 @@ const extractStructuredData = def({
   },
 });
 
-async function model(ctx: MethodContext, selector?: string, urls = false): Promise<SnapshotNode> {
-  const snap = await sessionOf(ctx)
-    .page()
-    .snapshot(
-      { include_frames: false, include_urls: urls, scope_selector: selector, max_chars: 2_000_000 },
-      { timeoutMs: 20_000 },
-    );
+/** The engine model of the main document or of one frame (`frame`: engine frame id), optionally scoped. */
+async function model(
+  ctx: MethodContext,
+  selector?: string,
+  urls = false,
+  frame?: string,
+): Promise<SnapshotNode> {
+  const snap = await sessionOf(ctx).page().snapshot(
+    {
+      include_frames: false,
+      include_urls: urls,
+      scope_selector: selector,
+      scope_frame: frame,
+      max_chars: 2_000_000,
+    },
+    { timeoutMs: 20_000 },
+  );
   return snap.model;
 }
 
@@ -194,19 +203,20 @@ const extractMarkdown = def({
   task: 'existing',
   schema: z.object({
     selector: z.string().min(1).optional(),
-    frame: z.union([z.string(), z.number()]).optional(),
-    nth: z.number().int().min(0).optional(),
+    frame: frameParam,
+    nth: nthParam,
     includeLinks: z.boolean().optional(),
     maxChars: z.number().int().min(1).max(2_000_000).optional(),
   }),
   async run(ctx, p) {
     const page = pageOf(ctx);
+    const frame = await frameIdFor(ctx, p.frame);
     let root: SnapshotNode;
     let source = 'body';
     const tableNth = p.selector && /^table(\s*>>\s*nth=(\d+))?$/.exec(p.selector.trim());
     if (tableNth) {
       const n = p.nth ?? (tableNth[2] !== undefined ? Number(tableNth[2]) : 0);
-      const tables = tablesOf(await model(ctx, undefined, p.includeLinks));
+      const tables = tablesOf(await model(ctx, undefined, p.includeLinks, frame));
       if (n >= tables.length) {
         throw fail(
           ctx.method,
@@ -220,7 +230,7 @@ const extractMarkdown = def({
       root = tables[n]!;
       source = `table >> nth=${n}`;
     } else {
-      root = await model(ctx, p.selector, p.includeLinks);
+      root = await model(ctx, p.selector, p.includeLinks, frame);
       if (p.selector) source = p.selector;
     }
     const md = renderMarkdown(root, { links: p.includeLinks ?? false });
@@ -246,7 +256,7 @@ const findText = def({
     contextChars: z.number().int().min(0).max(2000).optional(),
     maxMatches: z.number().int().min(1).max(1000).optional(),
     selector: z.string().min(1).optional(),
-    frame: z.union([z.string(), z.number()]).optional(),
+    frame: frameParam,
   }),
   async run(ctx, p) {
     let re: RegExp;
@@ -260,7 +270,7 @@ const findText = def({
         },
       );
     }
-    const text = await innerText(ctx, p.selector);
+    const text = await innerText(ctx, p.selector, await frameIdFor(ctx, p.frame));
     const ctxChars = p.contextChars ?? 80;
     const max = p.maxMatches ?? 20;
     const matches: Data[] = [];
@@ -293,10 +303,10 @@ const findText = def({
 const listTables = def({
   name: 'list_tables',
   task: 'existing',
-  schema: z.object({ frame: z.union([z.string(), z.number()]).optional() }),
-  async run(ctx) {
+  schema: z.object({ frame: frameParam }),
+  async run(ctx, p) {
     const page = pageOf(ctx);
-    const tables = tablesOf(await model(ctx));
+    const tables = tablesOf(await model(ctx, undefined, false, await frameIdFor(ctx, p.frame)));
     return {
       count: tables.length,
       tables: tables.map((t, index) => ({ index, selector: `table >> nth=${index}`, ...tableStats(t) })),

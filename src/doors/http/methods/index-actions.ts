@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Target } from '../../../engine/actions/types.js';
 import type { Data } from '../envelope.js';
 import { actionSummary } from '../render/receipts.js';
 import { act, clickSpec, indexTarget, receiptData } from './act.js';
@@ -64,7 +65,7 @@ const INPUT_MODES = z.enum(['auto', 'native', 'type', 'js', 'fill']).optional();
 /** input_text / input_text_by_*: replace the content (fill), or key by key with mode "type". */
 export async function inputInto(
   ctx: MethodContext,
-  target: { element_ref: string } | { selector: string } | { role: string; name?: string },
+  target: Target,
   text: string,
   mode: string | undefined,
   timeoutMs: number | undefined,

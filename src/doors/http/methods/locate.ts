@@ -7,40 +7,35 @@ import { act, clickSpec, followNewTab, indexTarget, receiptData } from './act.js
 import {
   clickMode,
   def,
-  fail,
   indexSchema,
   type MethodContext,
   type MethodDef,
+  pageOf,
+  READ_TIMEOUT_MS,
   timeoutMsSchema,
 } from './common.js';
 import { inputInto } from './index-actions.js';
+import { frameParam, nthParam, selectorTarget } from './target.js';
 
 /** Locating by selector, text or role (§8.5); every target resolves to exactly one element in the engine. */
 
-const frameParam = z.union([z.string(), z.number()]).optional();
-
-function mainFrameOnly(ctx: MethodContext, frame: string | number | undefined): void {
-  if (frame !== undefined && frame !== 0 && frame !== '0') {
-    throw fail(
-      ctx.method,
-      'ACTION_FAILED',
-      '按 frame 定位尚未支持：请用 get_browser_state 的 index（索引自带所在框架）',
-      {
-        notImplemented: ['frame'],
-      },
-    );
-  }
-}
-
-function noNth(ctx: MethodContext, nth: number | undefined): void {
-  if (nth !== undefined && nth !== 0) {
-    throw fail(
-      ctx.method,
-      'ACTION_FAILED',
-      'nth 尚未支持：tabwright 的选择器必须唯一匹配一个元素（不会猜），请把选择器写得更具体，或用 get_browser_state 的 index',
-      { notImplemented: ['nth'] },
-    );
-  }
+/**
+ * A selector target for an action, and what the receipt says about the choice (§8.5 `matched`,
+ * `chosenIndex`, `explicitNth`). Without nth the engine requires exactly one match; with nth the
+ * element is located first (one engine read: the count and the ref), then acted on by that ref,
+ * so the receipt's count is the one the choice was made from.
+ */
+async function chosenSelector(
+  ctx: MethodContext,
+  p: { selector: string; frame?: string | number; nth?: number },
+): Promise<{ target: Target; choice: Data }> {
+  const target = await selectorTarget(ctx, p);
+  if (p.nth === undefined) return { target, choice: { matched: 1, chosenIndex: 0, explicitNth: false } };
+  const found = await pageOf(ctx).locate(target, { timeoutMs: READ_TIMEOUT_MS });
+  return {
+    target: { element_ref: found.element_ref },
+    choice: { matched: found.match_count, chosenIndex: p.nth, explicitNth: true },
+  };
 }
 
 /** idx/sel parameters: an index from the last snapshot, or a CSS selector (main document). */
@@ -63,20 +58,13 @@ const clickBySelector = def({
     mode: clickMode,
     timeoutMs: timeoutMsSchema,
     frame: frameParam,
-    nth: z.number().int().min(0).optional(),
+    nth: nthParam,
   }),
   async run(ctx, p) {
-    mainFrameOnly(ctx, p.frame);
-    noNth(ctx, p.nth);
-    const a = await act(ctx, { selector: p.selector }, clickSpec(p.mode), p.timeoutMs);
+    const { target, choice } = await chosenSelector(ctx, p);
+    const a = await act(ctx, target, clickSpec(p.mode), p.timeoutMs);
     const switched = await followNewTab(ctx, a);
-    return {
-      ...receiptData(a, undefined, p.mode),
-      matched: 1,
-      chosenIndex: 0,
-      visibleMatched: 1,
-      ...switched,
-    };
+    return { ...receiptData(a, undefined, p.mode), ...choice, ...switched };
   },
 });
 
@@ -88,13 +76,12 @@ const inputBySelector = def({
     text: z.string(),
     mode: z.enum(['auto', 'native', 'type', 'js', 'fill']).optional(),
     frame: frameParam,
-    nth: z.number().int().min(0).optional(),
+    nth: nthParam,
     timeoutMs: timeoutMsSchema,
   }),
   async run(ctx, p) {
-    mainFrameOnly(ctx, p.frame);
-    noNth(ctx, p.nth);
-    return inputInto(ctx, { selector: p.selector }, p.text, p.mode, p.timeoutMs);
+    const { target, choice } = await chosenSelector(ctx, p);
+    return { ...(await inputInto(ctx, target, p.text, p.mode, p.timeoutMs)), ...choice };
   },
 });
 

@@ -10,10 +10,12 @@ import {
   pageOf,
   READ_TIMEOUT_MS,
 } from './common.js';
+import { frameIdFor, frameParam } from './target.js';
 
 /**
- * Element reads (§8.4). An index reads the element its engine ref pins (stale = STALE_ELEMENT); a
- * selector reads the first match in the main document (reads never act, so first-match is safe).
+ * Element reads (§8.4). An index reads the element its engine ref pins (stale = STALE_ELEMENT; the
+ * index carries its frame, so `frame` is ignored with it); a selector reads the first match in the
+ * main document or in `frame` (reads never act, so first-match is safe).
  */
 
 const READERS = {
@@ -36,7 +38,7 @@ type Reader = keyof typeof READERS;
 const idxSel = {
   index: indexSchema.optional(),
   selector: z.string().min(1).optional(),
-  frame: z.union([z.string(), z.number()]).optional(),
+  frame: frameParam,
 };
 
 /** Reads one element; `target` says what was resolved. */
@@ -46,11 +48,6 @@ export async function readElement(
   reader: Reader,
   arg: unknown = null,
 ): Promise<{ value: unknown; target: string }> {
-  if (p.frame !== undefined && p.frame !== 0 && p.frame !== '0') {
-    throw fail(ctx.method, 'ACTION_FAILED', '按 frame 读取尚未支持：请用 get_browser_state 的 index', {
-      notImplemented: ['frame'],
-    });
-  }
   const page = pageOf(ctx);
   if (p.index !== undefined) {
     const t = indexTarget(ctx, p.index);
@@ -66,7 +63,8 @@ export async function readElement(
     if (list.length === 0) return { none: true };
     return { count: list.length, value: (${READERS[reader]})(list[0], ${JSON.stringify(arg)}) };
   })()`;
-  const r = (await page.evaluateScript(src, { timeoutMs: READ_TIMEOUT_MS })).value as {
+  const frame = await frameIdFor(ctx, p.frame);
+  const r = (await page.evaluateScript(src, { timeoutMs: READ_TIMEOUT_MS, frame })).value as {
     bad?: string;
     none?: boolean;
     count?: number;
@@ -98,7 +96,7 @@ function reader(name: string, what: Reader, key: string, extra: Record<string, z
     async run(ctx, p) {
       const r = await readElement(
         ctx,
-        p as { index?: number; selector?: string },
+        p as { index?: number; selector?: string; frame?: string | number },
         what,
         (p as Data).name ?? null,
       );
@@ -125,12 +123,13 @@ const getElementBox = def({
 const getElementCount = def({
   name: 'get_element_count',
   task: 'existing',
-  schema: z.object({ selector: z.string().min(1), frame: z.union([z.string(), z.number()]).optional() }),
+  schema: z.object({ selector: z.string().min(1), frame: frameParam }),
   async run(ctx, p) {
+    const frame = await frameIdFor(ctx, p.frame);
     const r = (
       await pageOf(ctx).evaluateScript(
         `(() => { try { return document.querySelectorAll(${JSON.stringify(p.selector)}).length; } catch (e) { return -1; } })()`,
-        { timeoutMs: READ_TIMEOUT_MS },
+        { timeoutMs: READ_TIMEOUT_MS, frame },
       )
     ).value as number;
     if (r < 0)

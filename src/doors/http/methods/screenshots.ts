@@ -7,12 +7,14 @@ import { indexTarget } from './act.js';
 import {
   def,
   ENGINE_MAX_TIMEOUT_MS,
-  fail,
   indexSchema,
   type MethodDef,
+  pageOf,
+  READ_TIMEOUT_MS,
   SCREENSHOT_TIMEOUT_MS,
   sessionOf,
 } from './common.js';
+import { frameIdFor, frameParam } from './target.js';
 
 const screenshot = def({
   name: 'screenshot',
@@ -104,7 +106,7 @@ const getElementScreenshot = def({
     selector: z.string().min(1).optional(),
     path: z.string().min(1).optional(),
     inline: z.boolean().optional(),
-    frame: z.union([z.string(), z.number()]).optional(),
+    frame: frameParam,
     timeoutMs: z.number().int().min(1).max(120_000).optional(),
     force: z.boolean().optional(),
   }),
@@ -112,19 +114,19 @@ const getElementScreenshot = def({
     if (p.index === undefined && p.selector === undefined) {
       throw invalidArgument('get_element_screenshot 失败：缺少参数 index', { field: 'index' });
     }
-    if (p.frame !== undefined && p.frame !== 0 && p.frame !== '0') {
-      throw fail(
-        'get_element_screenshot',
-        'ACTION_FAILED',
-        '按 frame 定位尚未支持：请先 get_browser_state，再按 index 截图（索引自带所在框架）',
-        {
-          notImplemented: ['frame'],
-        },
-      );
-    }
     const task = ctx.task!;
+    // A selector inside a frame is located by the engine (exactly one match) and pictured by its ref.
+    const frame = p.index === undefined ? await frameIdFor(ctx, p.frame) : undefined;
     const element =
-      p.index !== undefined ? { ref: indexTarget(ctx, p.index).ref } : { selector: p.selector! };
+      p.index !== undefined
+        ? { ref: indexTarget(ctx, p.index).ref }
+        : frame !== undefined
+          ? {
+              ref: (
+                await pageOf(ctx).locate({ selector: p.selector!, frame }, { timeoutMs: READ_TIMEOUT_MS })
+              ).element_ref,
+            }
+          : { selector: p.selector! };
     const file = outputPath(
       'get_element_screenshot',
       taskDir(ctx.dataDir, task.id),

@@ -305,6 +305,7 @@ const listFrames = def({
         return {
           index: i,
           url: f.url,
+          name: f.name || undefined,
           isMain: i === 0,
           parentIndex: f.parentId === null ? undefined : indexOfId.get(f.parentId),
           depth: f.depth,

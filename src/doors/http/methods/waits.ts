@@ -3,6 +3,7 @@ import { TabwrightError } from '../../../engine/errors.js';
 import type { WaitConditions } from '../../../engine/waits.js';
 import { CommandFailure, type Data } from '../envelope.js';
 import { def, fail, type MethodContext, type MethodDef, pageOf } from './common.js';
+import { frameIdFor, frameParam } from './target.js';
 
 /** Waits (§8.7): `timeoutSeconds` default 30; the engine caps one wait at 60 s. */
 
@@ -18,10 +19,11 @@ async function waitFor(
   conditions: WaitConditions,
   timeoutSeconds: number | undefined,
   extra: Data = {},
+  frame?: string,
 ): Promise<{ waitedMs: number; url: string }> {
   const started = Date.now();
   try {
-    const r = await pageOf(ctx).wait(conditions, {}, { timeoutMs: timeoutOf(timeoutSeconds) });
+    const r = await pageOf(ctx).wait(conditions, { frame }, { timeoutMs: timeoutOf(timeoutSeconds) });
     return { waitedMs: r.waited_ms, url: r.url };
   } catch (err) {
     if (
@@ -42,8 +44,6 @@ async function waitFor(
   }
 }
 
-const frameParam = z.union([z.string(), z.number()]).optional();
-
 const waitForElement = def({
   name: 'wait_for_element',
   task: 'existing',
@@ -54,12 +54,12 @@ const waitForElement = def({
     state: z.string().optional(),
   }),
   async run(ctx, p) {
-    if (p.frame !== undefined && p.frame !== 0 && p.frame !== '0')
-      throw fail(ctx.method, 'ACTION_FAILED', '按 frame 等待尚未支持', { notImplemented: ['frame'] });
     const r = await waitFor(
       ctx,
       { selector_present: { selector: p.selector, visible: true } },
       p.timeoutSeconds,
+      {},
+      await frameIdFor(ctx, p.frame),
     );
     return { waitedMs: r.waitedMs };
   },
