@@ -24,6 +24,24 @@ export interface EventMessage {
   payload: Record<string, any>;
 }
 
+/** The normalized error codes of v0.1. Declared here, not imported: the suite must not trust the provider's code. */
+export const ERROR_CODES = [
+  'unsupported_method',
+  'unsupported_target',
+  'invalid_request',
+  'invalid_selector',
+  'element_not_found',
+  'element_not_actionable',
+  'navigation_timeout',
+  'not_ready',
+  'setup_required',
+  'permission_denied',
+  'browser_not_running',
+  'session_not_found',
+  'page_not_found',
+  'internal_error',
+];
+
 export class ProviderCallError extends Error {
   constructor(
     readonly method: string,
@@ -35,13 +53,19 @@ export class ProviderCallError extends Error {
 
 export class ProviderClient {
   private seq = 0;
-  private buf = '';
+  /** Received text not yet ending in a newline (kept as parts: re-joining on every chunk is quadratic). */
+  private partial: string[] = [];
   private readonly pending = new Map<string | number, (r: Reply) => void>();
   /** Replies whose id matched nothing (id null: unreadable requests). */
   readonly orphans: Reply[] = [];
   readonly events: EventMessage[] = [];
-  /** Every reply received, in arrival order (envelope checks). */
-  readonly replies: Reply[] = [];
+  /** Replies received so far. */
+  replyCount = 0;
+  /**
+   * What was wrong with replies that are not well-formed envelopes (checked
+   * on arrival, so that a long run does not keep every reply alive).
+   */
+  readonly envelopeProblems: string[] = [];
   /** Lines on the provider's stdout that were not JSON envelopes (a protocol violation). */
   readonly badLines: string[] = [];
   stderr = '';
@@ -118,34 +142,47 @@ export class ProviderClient {
   }
 
   private onData(s: string): void {
-    this.buf += s;
-    let start = 0;
-    for (;;) {
-      const nl = this.buf.indexOf('\n', start);
-      if (nl < 0) break;
-      const line = this.buf.slice(start, nl);
-      start = nl + 1;
-      if (line.trim() === '') continue;
-      let msg: any;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        this.badLines.push(line.slice(0, 500));
-        continue;
-      }
-      if (msg && typeof msg === 'object' && typeof msg.event === 'string') {
-        this.events.push(msg as EventMessage);
-      } else if (msg && typeof msg === 'object' && 'ok' in msg) {
-        this.replies.push(msg as Reply);
-        const cb = msg.id !== null ? this.pending.get(msg.id) : undefined;
-        if (cb) {
-          this.pending.delete(msg.id);
-          cb(msg as Reply);
-        } else this.orphans.push(msg as Reply);
-      } else this.badLines.push(line.slice(0, 500));
+    let nl = s.indexOf('\n');
+    if (nl < 0) {
+      this.partial.push(s);
+      return;
     }
-    if (start > 0) this.buf = this.buf.slice(start);
+    let start = 0;
+    do {
+      let line = s.slice(start, nl);
+      if (this.partial.length > 0) {
+        line = this.partial.join('') + line;
+        this.partial = [];
+      }
+      this.onLine(line);
+      start = nl + 1;
+      nl = s.indexOf('\n', start);
+    } while (nl >= 0);
+    if (start < s.length) this.partial.push(s.slice(start));
     this.wake();
+  }
+
+  private onLine(line: string): void {
+    if (line.trim() === '') return;
+    let msg: any;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      this.badLines.push(line.slice(0, 500));
+      return;
+    }
+    if (msg && typeof msg === 'object' && typeof msg.event === 'string') {
+      this.events.push(msg as EventMessage);
+    } else if (msg && typeof msg === 'object' && 'ok' in msg) {
+      this.replyCount++;
+      const problem = envelopeProblem(msg as Reply);
+      if (problem) this.envelopeProblems.push(problem);
+      const cb = msg.id !== null ? this.pending.get(msg.id) : undefined;
+      if (cb) {
+        this.pending.delete(msg.id);
+        cb(msg as Reply);
+      } else this.orphans.push(msg as Reply);
+    } else this.badLines.push(line.slice(0, 500));
   }
 
   private wake(): void {
@@ -247,4 +284,21 @@ export class ProviderClient {
     clearTimeout(t);
     return code;
   }
+}
+
+/** What makes a reply not a well-formed v0.1 envelope, or null. */
+function envelopeProblem(r: Reply): string | null {
+  if (r.protocol_version !== '0.1')
+    return `a reply has protocol_version ${JSON.stringify(r.protocol_version)}`;
+  if (r.ok) {
+    if (r.result === undefined) return `reply ${r.id} has no result`;
+    if (!Array.isArray(r.warnings)) return `reply ${r.id} has no warnings array`;
+    return null;
+  }
+  const e = r.error;
+  if (!e || !ERROR_CODES.includes(e.code)) return `reply ${r.id} has error code ${e?.code}`;
+  if (typeof e.message !== 'string' || e.message.length === 0) return `reply ${r.id} has no error message`;
+  if (typeof e.retryable !== 'boolean') return `reply ${r.id}: retryable is not a boolean`;
+  if (e.details === null || typeof e.details !== 'object') return `reply ${r.id}: details is not an object`;
+  return null;
 }
