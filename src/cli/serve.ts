@@ -1,3 +1,4 @@
+import { filesOptionsFromEnv } from '../doors/http/files-config.js';
 import { startHttpServer } from '../doors/http/server.js';
 import { Engine } from '../engine/engine.js';
 import { log } from '../engine/log.js';
@@ -19,7 +20,10 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   const engine = new Engine({ headless: !opts.headed });
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
+    // TABWRIGHT_UPLOAD_* / TABWRIGHT_OCR_* (files-config.ts); a bad value stops the server with the reason.
+    const files = filesOptionsFromEnv();
     server = await startHttpServer(engine, {
+      files,
       host: opts.host,
       port: opts.port,
       engineHeadless: !opts.headed,

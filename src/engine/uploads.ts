@@ -31,6 +31,13 @@ export interface FrameworkListeners {
 
 export interface UploadOutcome {
   receipt: Receipt;
+  /**
+   * The page reacted: text, structure, URL, title, tabs, a dialog or a download changed in the window.
+   * The receipt's `changed` also counts form values, and the input's own value changes whenever files
+   * are set, so it cannot tell a page that took the file from one that ignored it.
+   */
+  pageChanged: boolean;
+  pageChangeStatus: 'observed' | 'not_observed' | 'unknown';
   element_ref: string;
   /** Files on the input after the action; null when the input is gone. */
   filesLength: number | null;
@@ -209,8 +216,21 @@ export async function uploadFiles(
   const found = l.vue3 || l.react || l.inline || l.jquery || ownChange || listeners.delegated.length > 0;
   const hasListeners = found ? true : probe.cdp ? false : null;
   const consumed = found ? 'listened' : hasListeners === false ? 'noListener' : 'unknown';
+  const c = receipt.changes;
+  const pageChanged =
+    c.text_changed ||
+    c.structure_changed ||
+    c.navigated ||
+    c.url !== undefined ||
+    c.title !== undefined ||
+    c.new_pages.length > 0 ||
+    (c.tab_count !== undefined && c.tab_count.before !== c.tab_count.after) ||
+    receipt.dialog !== null ||
+    receipt.downloads.length > 0;
   return {
     receipt,
+    pageChanged,
+    pageChangeStatus: pageChanged ? 'observed' : receipt.change_status === 'unknown' ? 'unknown' : 'not_observed',
     element_ref: probe.el.ref,
     filesLength,
     fileNames,

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
  *   /slow?ms=N     → an HTML page whose response arrives after N ms
  *   /redirect?to=U → 302 to U
  *   /echo          → a page showing the request method, URL and body
+ *   /private/...   → test/fixtures/pages/http/... only with the cookie tw_img=1 (else 403)
  * It blocks nothing itself: tests that load corpus pages block outside hosts in the browser.
  */
 export interface FixtureServer {
@@ -63,6 +64,13 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const p = u.pathname;
   if (p.startsWith('/corpus/')) return serveFile(CORPUS_ROOT, p.slice('/corpus/'.length), res);
   if (p.startsWith('/fixtures/')) return serveFile(FIXTURE_ROOT, p.slice('/fixtures/'.length), res);
+  if (p.startsWith('/private/')) {
+    if (!/(?:^|;\s*)tw_img=1(?:;|$)/.test(req.headers.cookie ?? '')) {
+      res.writeHead(403, { 'content-type': 'text/plain' }).end('cookie required');
+      return;
+    }
+    return serveFile(join(FIXTURE_ROOT, 'http'), p.slice('/private/'.length), res);
+  }
   if (p === '/slow') {
     const ms = Number(u.searchParams.get('ms') ?? '1000');
     setTimeout(() => {

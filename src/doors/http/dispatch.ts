@@ -13,6 +13,7 @@ import {
 } from './envelope.js';
 import { mapEngineError } from './error-map.js';
 import { autoCapture, PAGE_CHANGING } from './evidence.js';
+import type { FilesConfig } from './files-config.js';
 import { METHODS, type MethodContext, type MethodDef } from './methods.js';
 import type { Snowflake } from './snowflake.js';
 import { suggestMethods } from './suggest.js';
@@ -30,6 +31,8 @@ export interface DoorState extends EnvelopeOptions {
   startedAt: Date;
   serializeWaitMs: number;
   engineHeadless?: boolean;
+  /** Staging, upload_file, download_image and ocr_image settings. */
+  files: FilesConfig;
 }
 
 /** Runs one `POST /playwright/command` body (raw text) and returns the reply to send. */
@@ -186,6 +189,7 @@ async function runMethod(def: MethodDef, rawId: unknown, params: Data, state: Do
     snowflake: state.snowflake,
     dataDir: state.dataDir,
     engineHeadless: state.engineHeadless,
+    files: state.files,
   };
   const idGiven = rawId !== undefined && rawId !== null && rawId !== '';
   if (def.task === 'none') return def.run(base, params);

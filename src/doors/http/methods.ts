@@ -2,6 +2,7 @@ import { commands } from './batch.js';
 import type { MethodDef } from './methods/common.js';
 import { DIALOGS } from './methods/dialogs.js';
 import { EXTRACT } from './methods/extract.js';
+import { FILES } from './methods/files.js';
 import { HUMAN } from './methods/human.js';
 import { INDEX_ACTIONS } from './methods/index-actions.js';
 import { JOBS } from './methods/jobs.js';
@@ -44,6 +45,7 @@ export const METHODS: ReadonlyMap<string, MethodDef> = new Map(
     ...MOUSE,
     ...STORAGE,
     ...EXTRACT,
+    ...FILES,
     ...META,
     ...SETTINGS,
     commands,

@@ -8,10 +8,12 @@ import { mountMcpHttp } from '../mcp/http.js';
 import { registerDashboard } from './dashboard/index.js';
 import { type DoorState, dispatch, SERIALIZE_WAIT_MS } from './dispatch.js';
 import { CommandFailure, failure, invalidArgument, type Reply } from './envelope.js';
+import { type FilesOptions, resolveFilesConfig } from './files-config.js';
 import { BODY_LIMIT, checkBindPolicy, requestGuard } from './security.js';
 import { Snowflake } from './snowflake.js';
 import { resolveDataFile } from './static-files.js';
 import { TaskTable } from './tasks.js';
+import { registerUploadRoutes } from './upload-routes.js';
 
 export interface HttpServerOptions {
   /** Default 127.0.0.1 (the API has no authentication). */
@@ -36,6 +38,8 @@ export interface HttpServerOptions {
   token?: string;
   /** Extra Host header names accepted besides loopback names and the bind address (e.g. a DNS name). */
   allowedHosts?: string[];
+  /** File staging, upload_file, download_image and ocr_image settings (files-config.ts). */
+  files?: FilesOptions;
 }
 
 export interface HttpServer {
@@ -66,6 +70,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     skipNull: opts.skipNull ?? true,
     serializeWaitMs: opts.serializeWaitMs ?? SERIALIZE_WAIT_MS,
     engineHeadless: opts.engineHeadless,
+    files: resolveFilesConfig(engine.home, opts.files),
   };
 
   // Fastify's own logger stays off: stdout belongs to the CLI; our logs go to stderr via pino.
@@ -180,6 +185,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     );
   });
 
+  registerUploadRoutes(app, state.files.upload, state); // POST/GET/DELETE /playwright/upload (§2.1)
   mountMcpHttp(app, engine); // MCP over streamable HTTP at /mcp (src/doors/mcp/http.ts)
   registerDashboard(app, state); // the person's dashboard at GET / (src/doors/http/dashboard/)
 

@@ -3,6 +3,7 @@ import type { Engine } from '../../../engine/engine.js';
 import type { Page } from '../../../engine/page.js';
 import type { Session } from '../../../engine/session.js';
 import { CommandFailure, type Data } from '../envelope.js';
+import type { FilesConfig } from '../files-config.js';
 import type { Snowflake } from '../snowflake.js';
 import type { Task, TaskTable } from '../tasks.js';
 
@@ -21,6 +22,8 @@ export interface MethodContext {
   task?: Task;
   /** Server start time (get_config, list_tasks). */
   startedAt?: Date;
+  /** Staging, upload_file, download_image and ocr_image settings (files-config.ts). */
+  files?: FilesConfig;
   /** Runs one step of a batch through the same checks and evidence path as a single command (batch.ts). */
   runStep?: (method: string, params: unknown) => Promise<Data>;
 }

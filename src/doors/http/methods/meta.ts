@@ -1,7 +1,10 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { describeOcr } from '../../../engine/ocr.js';
 import type { Data } from '../envelope.js';
+import { resolveFilesConfig } from '../files-config.js';
+import { listStaged } from '../upload-staging.js';
 import { def, type MethodContext, type MethodDef } from './common.js';
 
 /** Introspection (§8.15) and settings the engine does not have yet. */
@@ -22,6 +25,7 @@ const listMethods = def({
 });
 
 export function configData(ctx: MethodContext): Data {
+  const files = ctx.files ?? resolveFilesConfig(ctx.engine.home);
   return {
     engine: 'chromium',
     configuredType: 'chromium',
@@ -36,6 +40,13 @@ export function configData(ctx: MethodContext): Data {
     command: { timeoutMs: null, note: '每个引擎操作自带 ≤60 s 的期限，没有额外的命令级看门狗' },
     network: { record: 'on' },
     json: { skipNull: true },
+    upload: {
+      dir: files.upload.dir,
+      maxBytes: files.upload.maxBytes,
+      overwrite: files.upload.overwrite,
+      endpoint: 'POST /playwright/upload',
+    },
+    ocr: describeOcr(files.ocr),
   };
 }
 
@@ -116,6 +127,16 @@ const cleanup = def({
         files.push(...entries.slice(p.keepLatest ?? 0).filter((e) => e.mtime < cutoff));
       }
     }
+    if (scope === 'upload') {
+      // Only on request: `all` never touches staged uploads (§8.15).
+      const staged = await listStaged((ctx.files ?? resolveFilesConfig(ctx.engine.home)).upload);
+      files.push(
+        ...staged
+          .slice(p.keepLatest ?? 0)
+          .filter((e) => e.modifiedAt < cutoff)
+          .map((e) => ({ path: e.path, size: e.size, mtime: e.modifiedAt })),
+      );
+    }
     if (!dryRun) for (const f of files) await rm(f.path, { force: true });
     return {
       scope,
@@ -124,9 +145,11 @@ const cleanup = def({
       bytes: files.reduce((n, f) => n + f.size, 0),
       files: files.slice(0, 200).map((f) => f.path),
       note:
-        scope === 'trace' || scope === 'upload'
-          ? 'tabwright 不写调用追踪，也没有上传暂存目录：没有可清理的文件'
-          : undefined,
+        scope === 'trace'
+          ? 'tabwright 不写调用追踪：没有可清理的文件'
+          : scope === 'all'
+            ? 'all 只清理证据文件，不动上传暂存目录（清理暂存文件请用 scope:"upload"）'
+            : undefined,
     };
   },
 });
