@@ -51,3 +51,24 @@ export async function mouseUp(
   check(page);
   await page.run('page.mouse_up', 'action', opts, () => page.backend.input.mouseUp(button));
 }
+
+/**
+ * Input a person gives through a live view of the page (the HTTP door's
+ * dashboard): trusted input as they did it, unguarded, but in the page's
+ * queue, so it never interleaves with an agent's action on the same page.
+ */
+export type LiveInput =
+  | { type: 'click'; x: number; y: number }
+  | { type: 'text'; text: string }
+  | { type: 'key'; key: string };
+
+export async function liveInput(page: Page, ev: LiveInput, opts?: OperationOptions): Promise<void> {
+  page.assertPageAllowed();
+  await page.run(`page.live_${ev.type}`, 'action', opts, async () => {
+    const input = page.backend.input;
+    if (ev.type === 'click')
+      await input.click({ x: ev.x, y: ev.y }, { button: 'left', clickCount: 1, modifiers: [] });
+    else if (ev.type === 'text') await input.type(ev.text);
+    else await input.press(ev.key);
+  });
+}

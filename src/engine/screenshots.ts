@@ -1,4 +1,4 @@
-import type { ScreenshotResult } from '../backends/backend.js';
+import type { ScreencastFrame, ScreencastOptions, ScreenshotResult } from '../backends/backend.js';
 import type { Deadline } from './deadline.js';
 import { TabwrightError } from './errors.js';
 import type { Page } from './page.js';
@@ -213,4 +213,19 @@ function notVisible(target: Record<string, unknown>): TabwrightError {
     'The element has no visible box (hidden, display:none or zero size), so there is nothing to capture. Wait until it is visible, or capture the viewport.',
     { details: { ...target, reason: 'not_visible' } },
   );
+}
+
+/**
+ * A live view of the page for a person (the HTTP door's dashboard): JPEG
+ * frames as the page renders, until the returned function is called. Outside
+ * the page queue on purpose: it only watches, and it lasts as long as the
+ * viewer does.
+ */
+export async function startLiveView(
+  page: Page,
+  opts: ScreencastOptions,
+  onFrame: (frame: ScreencastFrame) => void,
+): Promise<() => Promise<void>> {
+  page.assertUsable();
+  return page.backend.startScreencast(opts, onFrame);
 }

@@ -4,9 +4,11 @@ import type { ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { type LiveInput, liveInput } from '../../../engine/held-input.js';
 import type { HumanInputEvent } from '../../../engine/human-input.js';
 import { log } from '../../../engine/log.js';
 import type { Page } from '../../../engine/page.js';
+import { startLiveView } from '../../../engine/screenshots.js';
 import type { DoorState } from '../dispatch.js';
 import { humanData } from '../methods/human.js';
 import type { Task } from '../tasks.js';
@@ -245,7 +247,7 @@ export function registerDashboard(app: FastifyInstance, state: DoorState): void 
       }
     });
     try {
-      const s = await t.page.backend.startScreencast({ quality: 60, maxWidth: 1280, maxHeight: 1024 }, (f) =>
+      const s = await startLiveView(t.page, { quality: 60, maxWidth: 1280, maxHeight: 1024 }, (f) =>
         send(raw, 'frame', { data: f.data.toString('base64'), width: f.width, height: f.height, at: f.at }),
       );
       if (closed) await s();
@@ -264,23 +266,21 @@ export function registerDashboard(app: FastifyInstance, state: DoorState): void 
     const t = withTask(req.params.id, res);
     if (!t) return res;
     const b = parseJson(req.body);
-    const input = t.page.backend.input;
+    let ev: LiveInput;
+    if (b?.type === 'click' && Number.isFinite(b.x) && Number.isFinite(b.y)) {
+      ev = { type: 'click', x: Number(b.x), y: Number(b.y) };
+    } else if (b?.type === 'text' && typeof b.text === 'string' && b.text.length <= MAX_BODY_TEXT) {
+      ev = { type: 'text', text: b.text };
+    } else if (b?.type === 'key' && typeof b.key === 'string' && KEYS.has(b.key)) {
+      ev = { type: 'key', key: b.key === 'Space' ? ' ' : b.key };
+    } else {
+      return json(res, 400, {
+        ok: false,
+        msg: '输入无效：{type:"click",x,y} | {type:"text",text} | {type:"key",key}',
+      });
+    }
     try {
-      if (b?.type === 'click' && Number.isFinite(b.x) && Number.isFinite(b.y)) {
-        await input.click(
-          { x: Number(b.x), y: Number(b.y) },
-          { button: 'left', clickCount: 1, modifiers: [] },
-        );
-      } else if (b?.type === 'text' && typeof b.text === 'string' && b.text.length <= MAX_BODY_TEXT) {
-        await input.type(b.text);
-      } else if (b?.type === 'key' && typeof b.key === 'string' && KEYS.has(b.key)) {
-        await input.press(b.key === 'Space' ? ' ' : b.key);
-      } else {
-        return json(res, 400, {
-          ok: false,
-          msg: '输入无效：{type:"click",x,y} | {type:"text",text} | {type:"key",key}',
-        });
-      }
+      await liveInput(t.page, ev, { timeoutMs: 10_000 });
       return json(res, 200, { ok: true });
     } catch (err) {
       return json(res, 500, { ok: false, msg: err instanceof Error ? err.message : String(err) });
