@@ -3,7 +3,10 @@
 //   1. npm packages (npm ci) when node_modules is absent or older than the lockfile;
 //   2. Chromium: $TABWRIGHT_CHROMIUM or a known path; otherwise, as root,
 //      `apt-get update && apt-get install -y chromium`; not root: print the command, exit 1;
-//   3. the build (tsc) when dist/ is missing or older than src/.
+//   3. OCR for ocr_image: tesseract with English and Simplified Chinese data; as root,
+//      `apt-get install -y tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim` when missing;
+//      not root: print the command and go on (OCR is optional; its tests say what is missing);
+//   4. the build (tsc) when dist/ is missing or older than src/.
 // Plain JavaScript with no dependencies: it runs before anything is installed.
 // Progress goes to stderr so stdout stays clean for whatever runs next.
 import { execSync, spawnSync } from 'node:child_process';
@@ -109,7 +112,37 @@ try {
   say(`browser: ${browser} (version unknown)`);
 }
 
-// 3. Build
+// 3. OCR (ocr_image's built-in engine; TABWRIGHT_OCR_COMMAND replaces it)
+const OCR_PACKAGES = ['tesseract-ocr', 'tesseract-ocr-eng', 'tesseract-ocr-chi-sim'];
+const ocrLanguages = () => {
+  const r = spawnSync('tesseract', ['--list-langs'], { encoding: 'utf8', timeout: 10000 });
+  if (r.error || r.status !== 0) return null;
+  return `${r.stdout}\n${r.stderr}`.split('\n').map((l) => l.trim());
+};
+const ocrReady = () => {
+  const langs = ocrLanguages();
+  return langs?.includes('eng') && langs.includes('chi_sim');
+};
+if (process.env.TABWRIGHT_SKIP_OCR_SETUP !== '1' && !ocrReady()) {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const command = `apt-get install -y --no-install-recommends ${OCR_PACKAGES.join(' ')}`;
+  if (!isRoot || !existsSync('/usr/bin/apt-get')) {
+    say(
+      `tesseract (with eng and chi_sim) not found: ocr_image needs it or TABWRIGHT_OCR_COMMAND. Install: sudo ${command}`,
+    );
+  } else {
+    say('installing tesseract for ocr_image (Debian packages, a few MB)');
+    const apt = (args) => spawnSync('apt-get', args, { cwd: root, stdio: ['ignore', 2, 2] }).status === 0;
+    const ok =
+      apt(['install', '-y', '--no-install-recommends', ...OCR_PACKAGES]) ||
+      (apt(['update']) && apt(['install', '-y', '--no-install-recommends', ...OCR_PACKAGES]));
+    if (!ok || !ocrReady())
+      say(`installing tesseract failed; ocr_image will report engineMissing. Try: ${command}`);
+  }
+}
+if (ocrReady()) say('ocr: tesseract (eng, chi_sim)');
+
+// 4. Build
 const stamp = join(root, 'dist', '.build-stamp');
 const sourcesChanged =
   Math.max(
