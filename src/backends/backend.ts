@@ -167,6 +167,19 @@ export interface BackendDownload {
   failure(): Promise<string | null>;
 }
 
+/** A file chooser the page opened (an <input type=file> was activated): what its input asks for. */
+export interface BackendFileChooser {
+  multiple: boolean;
+  /** The input's accept attribute ("" when none). */
+  accept: string;
+  /** The input's id and name attributes and its label text ("" when none). */
+  id: string;
+  name: string;
+  label: string;
+  /** The input is in the main frame (not an iframe). */
+  mainFrame: boolean;
+}
+
 /** Request lifecycle events of one page, for in-flight tracking. */
 export interface NetworkEvent {
   phase: 'started' | 'finished' | 'failed';
@@ -230,6 +243,13 @@ export interface BackendPage {
   /** Every JavaScript dialog; the listener must answer it (or keep it for the caller). */
   onDialog(listener: (dialog: BackendDialog) => void): void;
   onDownload(listener: (download: BackendDownload) => void): void;
+  /**
+   * File choosers the page opens. Where no person could see a native dialog (a headless browser)
+   * they are intercepted and reported, and the input keeps its files (set them with
+   * BackendFrame.setInputFiles). In a headed browser the native dialog opens as usual for the person
+   * and nothing is reported.
+   */
+  onFileChooser(listener: (chooser: BackendFileChooser) => void): void;
   onNetwork(listener: (event: NetworkEvent) => void): void;
   /** Console messages and uncaught errors of the page's documents. */
   onConsole(listener: (message: BackendConsoleMessage) => void): void;

@@ -8,6 +8,7 @@ import { Deadline, type OperationOptions } from './deadline.js';
 import { type DialogRecord, PageDialogs } from './dialogs.js';
 import type { DownloadStarted } from './downloads.js';
 import { TabwrightError } from './errors.js';
+import { PageFileChoosers } from './file-choosers.js';
 import { NetworkActivity } from './network-activity.js';
 import { PageQueue } from './page-queue.js';
 import { denied } from './policy.js';
@@ -52,7 +53,9 @@ export type ScreenshotOptions = ScreenshotRequestOptions;
  */
 export class Page {
   readonly queue = new PageQueue();
-  private closedReason: 'closed' | undefined;
+  private closedReason: 'closed' | 'crashed' | undefined;
+  /** Rejects (page_not_found, reason crashed) when the renderer crashes: operations in flight fail at once. */
+  private readonly crashGuard: Promise<never>;
   private lastTitle = '';
 
   /** JavaScript dialogs of this page, answered by the session's dialog policy or held for the caller. */
@@ -61,6 +64,8 @@ export class Page {
   readonly network: NetworkActivity;
   /** Console messages and uncaught errors (the last 500). */
   readonly console: PageConsole;
+  /** File choosers the page opened (headless browsers; see src/engine/file-choosers.ts). */
+  readonly fileChoosers: PageFileChoosers;
 
   constructor(
     readonly id: string,
@@ -71,16 +76,31 @@ export class Page {
     this.dialogs = new PageDialogs(this);
     this.network = new NetworkActivity(backend);
     this.console = new PageConsole(backend);
+    this.fileChoosers = new PageFileChoosers(this);
     session.downloads.watch(this);
     session.requests.watch(this);
+    this.crashGuard = new Promise<never>((_, reject) => {
+      // Registered before onClose (which a crash fires too), so the reason is "crashed".
+      backend.onCrash(() => {
+        this.closedReason = 'crashed';
+        reject(this.unusable());
+      });
+    });
+    this.crashGuard.catch(() => {});
     backend.onClose(() => {
-      this.closedReason = 'closed';
+      this.closedReason ??= 'closed';
       session.forgetPage(this);
     });
   }
 
+  /** Closed, or crashed (a crashed page is closed for every purpose but close()). */
   get closed(): boolean {
     return this.closedReason !== undefined || this.backend.isClosed();
+  }
+
+  /** The page's renderer crashed: nothing on it can be read or done; close it and open another. */
+  get crashed(): boolean {
+    return this.closedReason === 'crashed';
   }
 
   /** The URL as the browser knows it now (no queueing: a plain read). */
@@ -118,20 +138,29 @@ export class Page {
   ): Promise<T> {
     const deadline = Deadline.from(opts);
     this.assertUsable();
-    return await this.queue.enqueue({ name, kind, run: fn }, deadline, () => this.session.deathGuard());
+    return await this.queue.enqueue({ name, kind, run: fn }, deadline, () =>
+      Promise.race([this.session.deathGuard(), this.crashGuard]),
+    );
   }
 
   assertUsable(): void {
     this.session.assertAlive();
-    if (this.closed) {
-      throw new TabwrightError(
+    if (this.closed) throw this.unusable();
+  }
+
+  private unusable(): TabwrightError {
+    if (this.crashed) {
+      return new TabwrightError(
         'page_not_found',
-        `Page ${this.id} is closed. List the session's pages (tab.list) and use another.`,
-        {
-          details: { page_id: this.id },
-        },
+        `Page ${this.id} crashed (its renderer process is gone): nothing on it can be read or done. Close it and open a new page; the session still works.`,
+        { details: { page_id: this.id, reason: 'crashed' } },
       );
     }
+    return new TabwrightError(
+      'page_not_found',
+      `Page ${this.id} is closed. List the session's pages (tab.list) and use another.`,
+      { details: { page_id: this.id } },
+    );
   }
 
   async title(opts?: OperationOptions): Promise<string> {
@@ -334,9 +363,10 @@ export class Page {
     await this.run('tab.activate', 'action', opts, () => this.backend.bringToFront());
   }
 
+  /** Closes the tab (a crashed one too: its tab stays in the browser until closed). */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closedReason = 'closed';
+    if (this.closedReason === 'closed' || this.backend.isClosed()) return;
+    this.closedReason ??= 'closed';
     this.session.forgetPage(this);
     await this.backend.close();
   }

@@ -1,5 +1,6 @@
 import { chromiumRaw } from '../backends/chromium/raw.js';
 import type { RawCdpSession, TracingOptions } from '../backends/raw.js';
+import { DeadlineExpired, type OperationOptions } from './deadline.js';
 import type { Page } from './page.js';
 import type { Session } from './session.js';
 
@@ -36,4 +37,49 @@ export function startTracing(session: Session, opts: TracingOptions = {}): Promi
 
 export function stopTracing(session: Session, path: string): Promise<void> {
   return ops(session.browser.family).stopTracing(session.context, path);
+}
+
+/**
+ * The raw CDP channel of one page (a door's `page.cdp`): a session opened on first use; every call
+ * runs in the page's queue under a deadline like any operation. A call still unanswered when its
+ * deadline passes or its caller aborts (Runtime.evaluate of a promise that never settles, Page.crash)
+ * is ended at the transport: the session is detached, so the call settles and the page's queue is
+ * released instead of waiting for an answer that may never come. The next call opens a new session.
+ */
+export class PageRawChannel {
+  private session: Promise<RawCdpSession> | null = null;
+
+  constructor(private readonly page: Page) {}
+
+  send(method: string, params: Record<string, unknown>, opts?: OperationOptions): Promise<unknown> {
+    return this.page.run('page.cdp', 'action', opts, async (d) => {
+      if (!this.session) {
+        const opening = pageCdpSession(this.page);
+        this.session = opening;
+        opening.catch(() => {
+          if (this.session === opening) this.session = null;
+        });
+      }
+      const current = this.session;
+      const s = await Promise.race([current, d.expired()]);
+      const call = s.send(method, params);
+      call.catch(() => {});
+      try {
+        return await Promise.race([call, d.expired()]);
+      } catch (err) {
+        if (err instanceof DeadlineExpired) {
+          if (this.session === current) this.session = null;
+          await s.detach();
+        }
+        throw err;
+      }
+    });
+  }
+
+  /** Detaches the session (if one is open); the tab stays. */
+  async detach(): Promise<void> {
+    const s = this.session;
+    this.session = null;
+    if (s) await (await s.catch(() => null))?.detach();
+  }
 }

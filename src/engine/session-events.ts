@@ -1,11 +1,12 @@
 import type { DownloadRecord } from './downloads.js';
+import type { FileChooserRecord } from './file-choosers.js';
 import type { Page } from './page.js';
 import type { Session } from './session.js';
 
 /**
  * Asynchronous signals of a session, for doors that push events (provider
  * protocol events, MCP notifications): navigations, dialogs, popups,
- * finished downloads, crashes and closed pages. `watchSession` installs the
+ * finished downloads, file choosers (headless browsers), crashes and closed pages. `watchSession` installs the
  * hooks; the returned function stops delivery.
  */
 export type SessionEvent =
@@ -31,6 +32,15 @@ export type SessionEvent =
       size: number | null;
       error: string | null;
     }
+  | {
+      event: 'page.file_chooser';
+      session_id: string;
+      page_id: string;
+      multiple: boolean;
+      accept: string;
+      input: FileChooserRecord['input'];
+      frame: FileChooserRecord['frame'];
+    }
   | { event: 'page.crashed'; session_id: string; page_id: string; url: string }
   | { event: 'page.closed'; session_id: string; page_id: string };
 
@@ -39,6 +49,7 @@ export const SESSION_EVENT_NAMES = [
   'page.dialog',
   'page.popup',
   'download.completed',
+  'page.file_chooser',
   'page.crashed',
   'page.closed',
 ] as const;
@@ -70,6 +81,19 @@ export function watchSession(session: Session, listener: (e: SessionEvent) => vo
           message: r.message,
           state: r.state,
           handled_by: r.handled_by,
+        }),
+      ),
+    );
+    offs.push(
+      page.fileChoosers.onOpened((r) =>
+        emit({
+          event: 'page.file_chooser',
+          session_id: sid,
+          page_id: pid,
+          multiple: r.multiple,
+          accept: r.accept,
+          input: r.input,
+          frame: r.frame,
         }),
       ),
     );

@@ -1,10 +1,17 @@
 import type { Request as PwRequest } from 'playwright-core';
-import { type CDPSession, type Frame, type Page, errors as pwErrors } from 'playwright-core';
+import {
+  type BrowserContext,
+  type CDPSession,
+  type Frame,
+  type Page,
+  errors as pwErrors,
+} from 'playwright-core';
 import { firstLine } from '../../engine/errors.js';
 import type {
   BackendConsoleMessage,
   BackendDialog,
   BackendDownload,
+  BackendFileChooser,
   BackendFrame,
   BackendPage,
   BackendPageEmulation,
@@ -303,6 +310,42 @@ export class ChromiumPage implements BackendPage {
     });
   }
 
+  onFileChooser(listener: (chooser: BackendFileChooser) => void): void {
+    // Subscribing makes Playwright intercept the page's file choosers (no native dialog). Only where no
+    // native dialog could be seen anyway: a headed browser keeps its dialog for the person at the screen.
+    void isHeadless(this.pw)
+      .then((headless) => {
+        if (!headless || this.pw.isClosed()) return;
+        this.pw.on('filechooser', (fc) => {
+          const el = fc.element();
+          void (async () => {
+            const input = await el
+              .evaluate((node) => {
+                const i = node as unknown as {
+                  id: string;
+                  name: string;
+                  accept: string;
+                  labels: ArrayLike<{ textContent: string | null }> | null;
+                  getAttribute(n: string): string | null;
+                };
+                const label = i.labels?.[0]?.textContent ?? i.getAttribute('aria-label') ?? '';
+                return {
+                  id: i.id,
+                  name: i.name,
+                  accept: i.accept,
+                  label: label.replace(/\s+/g, ' ').trim().slice(0, 200),
+                };
+              })
+              .catch(() => ({ id: '', name: '', accept: '', label: '' }));
+            const frame = await el.ownerFrame().catch(() => null);
+            void el.dispose().catch(() => {});
+            listener({ ...input, multiple: fc.isMultiple(), mainFrame: frame === this.pw.mainFrame() });
+          })();
+        });
+      })
+      .catch(() => {});
+  }
+
   onRequestLog(listener: (event: RequestLogEvent) => void): void {
     this.pw.on('request', (r) => {
       let postData: string | null = null;
@@ -435,6 +478,28 @@ export class ChromiumPage implements BackendPage {
       if (!this.pw.isClosed()) this.fail(err, 'tab.close');
     }
   }
+}
+
+const headlessByContext = new WeakMap<BrowserContext, Promise<boolean>>();
+
+/** Whether the browser is headless (no window a person could see), asked once per context. */
+function isHeadless(p: Page): Promise<boolean> {
+  const ctx = p.context();
+  let h = headlessByContext.get(ctx);
+  if (!h) {
+    h = (async () => {
+      const cdp = await ctx.newCDPSession(p);
+      try {
+        const v = (await cdp.send('Browser.getVersion')) as { product: string; userAgent: string };
+        return /Headless/.test(v.userAgent) || /Headless/.test(v.product);
+      } finally {
+        void cdp.detach().catch(() => {});
+      }
+    })();
+    h.catch(() => headlessByContext.delete(ctx));
+    headlessByContext.set(ctx, h);
+  }
+  return h;
 }
 
 /** Playwright has no timeout for some calls (title, evaluate); this bounds them. */

@@ -4,7 +4,7 @@ import { Deadline } from '../../engine/deadline.js';
 import { TabwrightError } from '../../engine/errors.js';
 import type { Page as EnginePage } from '../../engine/page.js';
 import type { OriginPolicy } from '../../engine/policy.js';
-import { pageCdpSession, type RawCdpSession } from '../../engine/raw.js';
+import { PageRawChannel } from '../../engine/raw.js';
 import type { Session } from '../../engine/session.js';
 import type { SnapshotNode } from '../../snapshot/index.js';
 import {
@@ -70,7 +70,7 @@ export class HarnessPage implements LocatorHost {
   private readonly tokens = new RefTokens();
   private readonly signalLog: PageSignals;
   private observation: IssuedObservation | null = null;
-  private raw: Promise<RawCdpSession> | null = null;
+  private readonly raw: PageRawChannel;
   private disposed = false;
   private lastDocUrl: string;
 
@@ -84,6 +84,7 @@ export class HarnessPage implements LocatorHost {
     this.allowedOrigins = Object.freeze([...parts.allowedOrigins]);
     this.targetId = parts.targetId;
     this.signalLog = new PageSignals(parts.engine);
+    this.raw = new PageRawChannel(parts.engine);
     this.lastDocUrl = parts.engine.url();
   }
 
@@ -115,6 +116,11 @@ export class HarnessPage implements LocatorHost {
     if (this.host.generation() !== this.generationAtOpen || !this.session.alive)
       return result('stale', 'connection_changed', {
         message: 'The browser connection this Page was pinned to is gone. Connect and attach again.',
+      });
+    if (this.engine.crashed)
+      return result('stale', 'page_crashed', {
+        message:
+          "The tab's renderer crashed: nothing on it can be read or done. Close it (page.close()) and open or attach another.",
       });
     if (this.engine.closed) return result('stale', 'page_closed', { message: 'The tab was closed.' });
     return null;
@@ -519,7 +525,8 @@ export class HarnessPage implements LocatorHost {
   /** Closes the tab, then releases the wrapper. */
   async close(): Promise<void> {
     if (this.disposed) return;
-    if (!this.engine.closed && this.session.alive) await this.engine.close().catch(() => {});
+    // A crashed tab is closed too (the engine no longer lists it, but it stays in the browser until closed).
+    if (this.session.alive) await this.engine.close().catch(() => {});
     await this.dispose();
   }
 
@@ -528,9 +535,7 @@ export class HarnessPage implements LocatorHost {
     if (this.disposed) return;
     this.disposed = true;
     this.expireEvidence();
-    const raw = this.raw;
-    this.raw = null;
-    if (raw) await (await raw.catch(() => null))?.detach();
+    await this.raw.detach();
     await this.host.forget(this);
     if (this.disposeClosesSession) await this.session.close().catch(() => {});
   }
@@ -635,16 +640,7 @@ export class HarnessPage implements LocatorHost {
       );
     this.expireEvidence();
     this.host.record({ action: 'cdp', method });
-    return this.engine.run('js.cdp', 'action', engineOpts(opts), async () => {
-      if (!this.raw) {
-        this.raw = pageCdpSession(this.engine);
-        this.raw.catch(() => {
-          this.raw = null;
-        });
-      }
-      const s = await this.raw;
-      return s.send(method, params);
-    });
+    return this.raw.send(method, params, engineOpts(opts));
   }
 
   toJSON(): unknown {

@@ -4,16 +4,19 @@ import { pageTargetId } from '../../engine/raw.js';
 /**
  * page.signals(): a bounded digest of what happened on the page since the
  * last read (reading drains it). Built from the engine's logs (dialogs,
- * downloads, blocked requests, adopted popups) plus the door's own
- * navigation and lifecycle notes. Order of the lines: dialog, crash/close,
- * download, popup, navigation, blocked request, failed requests.
+ * downloads, file choosers, blocked requests, adopted popups, crashes)
+ * plus the door's own navigation notes. Order of the lines: dialog,
+ * crash/disconnect/close, download, file chooser, popup, navigation,
+ * blocked request, failed requests.
  */
 export interface SignalEvent {
   kind:
     | 'dialog'
+    | 'crashed'
     | 'closed'
     | 'disconnected'
     | 'download'
+    | 'file_chooser'
     | 'popup'
     | 'navigation'
     | 'blocked'
@@ -25,9 +28,11 @@ export interface SignalEvent {
 const MAX_EVENTS = 100;
 const KIND_ORDER: SignalEvent['kind'][] = [
   'dialog',
+  'crashed',
   'disconnected',
   'closed',
   'download',
+  'file_chooser',
   'popup',
   'navigation',
   'blocked',
@@ -37,6 +42,9 @@ const KIND_ORDER: SignalEvent['kind'][] = [
 export class PageSignals {
   private dialogSeq: number;
   private downloadSeq: number;
+  private chooserSeq: number;
+  /** The crash, disconnection or close was reported (once each). */
+  private readonly lifecycleSeen = new Set<SignalEvent['kind']>();
   private blockedSeq: number;
   private failed: number;
   private lastUrl: string;
@@ -47,6 +55,7 @@ export class PageSignals {
   constructor(private readonly page: EnginePage) {
     this.dialogSeq = page.dialogs.lastSeq;
     this.downloadSeq = page.session.downloads.lastSeq;
+    this.chooserSeq = page.fileChoosers.lastSeq;
     this.blockedSeq = page.session.network.lastSeq;
     this.failed = page.network.counters().failed;
     this.lastUrl = page.url();
@@ -79,8 +88,19 @@ export class PageSignals {
       });
       this.dialogSeq = Math.max(this.dialogSeq, d.seq);
     }
-    if (!s.alive) events.push({ kind: 'disconnected', text: 'browser connection lost' });
-    else if (p.closed) events.push({ kind: 'closed', text: 'tab closed' });
+    const lifecycle = (e: SignalEvent) => {
+      if (this.lifecycleSeen.has(e.kind)) return;
+      this.lifecycleSeen.add(e.kind);
+      events.push(e);
+    };
+    if (p.crashed)
+      lifecycle({
+        kind: 'crashed',
+        text: `renderer crashed: ${p.url()} (close the page and open another)`,
+        url: p.url(),
+      });
+    if (!s.alive) lifecycle({ kind: 'disconnected', text: 'browser connection lost' });
+    else if (p.closed && !p.crashed) lifecycle({ kind: 'closed', text: 'tab closed' });
     for (const d of s.listDownloads(this.downloadSeq)) {
       this.downloadSeq = Math.max(this.downloadSeq, d.seq);
       if (d.page_id !== p.id) continue;
@@ -90,6 +110,18 @@ export class PageSignals {
         downloadId: d.download_id,
         state: d.state,
         path: d.path,
+      });
+    }
+    for (const c of p.fileChoosers.list(this.chooserSeq)) {
+      this.chooserSeq = Math.max(this.chooserSeq, c.seq);
+      const what = c.input.label ?? c.input.selector ?? 'a file input';
+      events.push({
+        kind: 'file_chooser',
+        text: `file chooser: ${JSON.stringify(what)} (${c.multiple ? 'multiple files' : 'one file'}${c.accept ? `, accept ${c.accept}` : ''}; nothing chosen)`,
+        multiple: c.multiple,
+        accept: c.accept,
+        input: c.input,
+        frame: c.frame,
       });
     }
     if (s.alive) {

@@ -1,5 +1,5 @@
 import { registryOf } from '../../snapshot/refs.js';
-import type { Deadline } from '../deadline.js';
+import { type Deadline, DeadlineExpired } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
 import type { Page } from '../page.js';
 import { elementCall, type PinnedElement, staleRef } from './element-calls.js';
@@ -43,6 +43,8 @@ export async function waitActionable(
     attempt++;
     if (!WAITABLE.has(g.reason ?? '') || d.remaining() < RESERVE_MS + 100)
       throw refusal(page, el, g, attempt);
+    // The caller gave up: stop probing (the page queue already told it so).
+    if (d.signal.aborted) throw new DeadlineExpired(d);
     await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 250)));
   }
 }

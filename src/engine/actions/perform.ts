@@ -1,6 +1,6 @@
 import type { BackendFrame, Point } from '../../backends/backend.js';
 import { takeSnapshot } from '../../snapshot/snapshot.js';
-import { Deadline } from '../deadline.js';
+import { Deadline, DeadlineExpired } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
 import type { Page } from '../page.js';
 import { buildChecks, type Check, runWait } from '../waits.js';
@@ -177,6 +177,8 @@ async function run(
   const marks = markSignals(page);
   const warnings: string[] = [];
 
+  // The caller gave up (deadline or abort) while the target was guarded: send nothing.
+  if (d.signal.aborted) throw new DeadlineExpired(d);
   // Dispatch, exactly once.
   let status: Receipt['status'] = 'executed';
   let verified: boolean | null = null;
