@@ -634,6 +634,20 @@ describe('ocr_image', () => {
     assert.equal((await fetch(`${h.server.url}${shot.imageUrl}`)).status, 200);
   });
 
+  test('request_human_input with ocr:true reads the captured element', async () => {
+    const r = await h.ok(id, 'request_human_input', {
+      prompt: '请看图',
+      selector: '#ocrtext',
+      ocr: true,
+      ocrLanguage: 'en-US',
+      timeoutSeconds: 30,
+    });
+    assert.equal(r.ocr.ok, true, JSON.stringify(r.ocr));
+    assert.match(r.ocr.text, /TABWRIGHT\s*42/);
+    const noImage = await h.ok(id, 'request_human_input', { prompt: '请登录', ocr: true, timeoutSeconds: 30 });
+    assert.equal(noImage.ocr.ok, false);
+  });
+
   test('a language without data: engineMissing with the installed languages and the fallback; bad input', async () => {
     const r = await h.fails(id, 'ocr_image', { selector: '#ocrtext', language: 'xx-YY' });
     assert.equal(r.json.data.engineMissing, true);

@@ -13,6 +13,7 @@ import {
   SCREENSHOT_TIMEOUT_MS,
   sessionOf,
 } from './common.js';
+import { ocrForHuman } from './files.js';
 
 /**
  * Human in the loop (reference §14) over the engine's HumanInputStore
@@ -153,7 +154,11 @@ const requestHumanInput = def({
       imageNote: image
         ? '图片可以直接展示给用户（GET imageUrl）；默认不内联 base64，需要时传 inline:true'
         : undefined,
-      ocr: p.ocr ? { available: false, note: '这个服务没有配置 OCR 引擎' } : undefined,
+      ocr: p.ocr
+        ? image
+          ? await ocrForHuman(ctx, image.path, p.ocrLanguage)
+          : { ok: false, note: '没有截取到元素图片（传 index / selector），无法识别' }
+        : undefined,
       steps: rec.steps.map(stepData),
       dashboard: '/',
       note: '请求已记录并显示在控制台（GET /）上；仍需由宿主应用把提示告诉用户',
