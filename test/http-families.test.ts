@@ -167,8 +167,6 @@ test('introspection: list_methods, get_config, list_tasks, cleanup dry run, GET 
   const cl = await h.ok(undefined, 'cleanup', { olderThanHours: 0 });
   assert.equal(cl.dryRun, true);
   assert.ok(cl.count > 0);
-  const cr = await h.fails(id, 'set_credentials', { username: 'u', password: 'p' });
-  assert.equal(cr.json.data.notImplemented, true);
 });
 
 test('extraction: execute_js forms and vars, script errors, markdown, find_text, tables: no rows vs zero', async () => {

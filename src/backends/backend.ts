@@ -79,11 +79,20 @@ export interface BackendContext {
   /** Context-wide emulation (src/engine/emulation.ts): geolocation (with its permission), offline, extra headers. */
   emulate(settings: ContextEmulation): Promise<void>;
   /**
+   * Answers HTTP authentication challenges (401 + WWW-Authenticate) of the context's requests, live,
+   * without losing pages: the first entry whose origin equals the request's origin is used, an entry
+   * without origin answers any origin; null = answer none. Never sent unasked (only on a challenge).
+   */
+  setHttpCredentials(credentials: HttpCredential[] | null): Promise<void>;
+  /**
    * A GET outside any page with the context's cookies (the original bytes of a resource, e.g. an image).
    * Redirects are not followed: the caller checks every hop against its policy. Routes and the request
    * filter do not apply, so callers must check the URL first.
    */
-  fetch(url: string, opts: { headers?: Record<string, string>; timeoutMs: number }): Promise<BackendFetchResult>;
+  fetch(
+    url: string,
+    opts: { headers?: Record<string, string>; timeoutMs: number },
+  ): Promise<BackendFetchResult>;
 }
 
 export interface BackendFetchResult {
@@ -92,6 +101,13 @@ export interface BackendFetchResult {
   /** Lower-case names. */
   headers: Record<string, string>;
   body: Buffer;
+}
+
+export interface HttpCredential {
+  username: string;
+  password: string;
+  /** scheme://host[:port]; absent = any origin. */
+  origin?: string;
 }
 
 export interface ContextEmulation {

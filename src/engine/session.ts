@@ -10,6 +10,11 @@ import {
 } from './dialogs.js';
 import { type DownloadRecord, SessionDownloads } from './downloads.js';
 import { TabwrightError } from './errors.js';
+import {
+  type HttpCredentialsInput,
+  type HttpCredentialsScope,
+  setHttpCredentials,
+} from './http-credentials.js';
 import type { IdSource } from './ids.js';
 import { log } from './log.js';
 import { NetworkLog } from './network-log.js';
@@ -253,6 +258,14 @@ export class Session {
   setDialogPolicy(input: DialogPolicyInput): DialogPolicy {
     this.dialogPolicy = parseDialogPolicy(input, this.dialogPolicy);
     return this.dialogPolicy;
+  }
+
+  /**
+   * HTTP authentication for every tab of the session, live (http-credentials.ts): answered only on a
+   * 401 challenge and only for the scoped origins; null clears. Returns the origins (null = any).
+   */
+  async setHttpCredentials(input: HttpCredentialsInput | null): Promise<HttpCredentialsScope> {
+    return setHttpCredentials(this, input);
   }
 
   /** Requests the origin policy blocked (the last 200), optionally after a seq and for one page. */

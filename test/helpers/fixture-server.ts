@@ -94,6 +94,16 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       );
     return;
   }
+  if (p === '/basic-auth') {
+    // HTTP basic auth as user "tw" / password "s3cret": 401 with a Basic challenge until the right header.
+    if (req.headers.authorization !== `Basic ${Buffer.from('tw:s3cret').toString('base64')}`) {
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="fixtures"', 'content-type': 'text/html' });
+      res.end('<title>401</title><p>login required</p>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>authorized</title><p id="who">tw</p>');
+    return;
+  }
   if (p === '/status') {
     const code = Number(u.searchParams.get('code') ?? '200');
     res.writeHead(code, { 'content-type': 'text/html' }).end(`<title>status ${code}</title>`);

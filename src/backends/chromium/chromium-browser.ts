@@ -9,6 +9,7 @@ import type {
   BackendRoute,
   ContextEmulation,
   FilteredRequest,
+  HttpCredential,
   RequestFilter,
   RequestFilterOptions,
 } from '../backend.js';
@@ -211,6 +212,15 @@ export class ChromiumContext implements BackendContext {
     }
   }
 
+  async setHttpCredentials(credentials: HttpCredential[] | null): Promise<void> {
+    try {
+      // Deprecated in playwright but live: the context's Fetch.authRequired answers switch at once.
+      await this.pw.setHTTPCredentials(credentials);
+    } catch (err) {
+      throw translatePlaywrightError(err, { operation: 'context.http_credentials', browserAlive: true });
+    }
+  }
+
   async fetch(
     url: string,
     opts: { headers?: Record<string, string>; timeoutMs: number },
@@ -228,7 +238,10 @@ export class ChromiumContext implements BackendContext {
         await r.dispose().catch(() => {});
       }
     } catch (err) {
-      throw translatePlaywrightError(err, { operation: 'context.fetch', browserAlive: this.browser.isConnected() });
+      throw translatePlaywrightError(err, {
+        operation: 'context.fetch',
+        browserAlive: this.browser.isConnected(),
+      });
     }
   }
 

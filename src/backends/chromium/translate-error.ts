@@ -43,13 +43,17 @@ export function translatePlaywrightError(
   const net = /net::(ERR_[A-Z_]+)/.exec(message);
   if (net) {
     const aborted = net[1] === 'ERR_ABORTED';
+    // A 401 challenge nobody answered: retrying cannot help until credentials are set.
+    const auth = net[1] === 'ERR_INVALID_AUTH_CREDENTIALS';
     return new TabwrightError(
       'not_ready',
       aborted
         ? `${ctx.operation}: the navigation was aborted (net::ERR_ABORTED), probably cancelled or replaced by the page (for example a download). Read the page URL before retrying.`
-        : `${ctx.operation}: the page could not be loaded (net::${net[1]}). Check the URL and that the server is reachable, then retry.`,
+        : auth
+          ? `${ctx.operation}: the server asks for HTTP authentication and the session has no credentials for this origin (net::ERR_INVALID_AUTH_CREDENTIALS). Set the session's HTTP credentials (HTTP API: set_credentials), then open the page again.`
+          : `${ctx.operation}: the page could not be loaded (net::${net[1]}). Check the URL and that the server is reachable, then retry.`,
       {
-        retryable: !aborted,
+        retryable: !aborted && !auth,
         details: { operation: ctx.operation, reason: 'network_error', net_error: net[1] },
       },
     );

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { emulateSession, printPdf, setColorScheme, setViewport } from '../../../engine/emulation.js';
 import { invalidArgument } from '../envelope.js';
 import { dataUrl, lastNumber, outputPath, taskDir, writeEvidence } from '../evidence.js';
-import { def, fail, type MethodDef, pageOf, sessionOf } from './common.js';
+import { def, type MethodDef, pageOf, sessionOf } from './common.js';
 
 /** Browser settings (§8.11) and pdf (§8.9), over src/engine/emulation.ts. */
 
@@ -84,17 +84,39 @@ const setMedia = def({
   },
 });
 
+/**
+ * HTTP basic / digest auth (§8.11). Upstream rebuilds the shared browser; here each task is its own
+ * engine session, so the credentials go onto the live context and every tab stays. Scope: the
+ * task's allowed origins when it has an allowlist, else any origin that asks (or `origins`, an
+ * extension). An empty username clears them. The password is never echoed.
+ */
 const setCredentials = def({
   name: 'set_credentials',
   task: 'existing',
-  schema: z.object({ username: z.string(), password: z.string() }),
-  async run(ctx) {
-    throw fail(
-      ctx.method,
-      'ACTION_FAILED',
-      'set_credentials 尚未支持：HTTP 认证只能在创建浏览器上下文时设置，tabwright 不会为此重建浏览器；可以在 URL 里带上 user:pass@，或用 set_headers 设置 Authorization',
-      { notImplemented: true },
-    );
+  schema: z.object({
+    username: z.string(),
+    password: z.string(),
+    origins: z.array(z.string().min(1)).min(1).optional(),
+  }),
+  async run(ctx, p) {
+    const session = sessionOf(ctx);
+    if (p.username === '') {
+      await session.setHttpCredentials(null);
+      return { cleared: true };
+    }
+    const scope = await session.setHttpCredentials({
+      username: p.username,
+      password: p.password,
+      origins: p.origins,
+    });
+    return {
+      username: p.username,
+      origins: scope.origins ?? 'any',
+      note:
+        scope.origins === null
+          ? '凭据只在服务器发出 401 认证质询时提供，对任何发出质询的源都有效（这个任务没有源白名单）'
+          : '凭据只在服务器发出 401 认证质询时提供，且只提供给 origins 里的源',
+    };
   },
 });
 
