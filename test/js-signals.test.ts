@@ -78,6 +78,18 @@ return { perCall, title: title.result.value, tree: (await page.snapshot()).tree 
     assert.match(out.tree, /button "Choose files"/);
   });
 
+  test('the snippet deadline abandons a long waitForChange; the next call runs at once', async () => {
+    const seen = await js.run(`globalThis.rev = (await page.observe()).revision; return 'ok'`);
+    assert.equal(seen.code, 0, seen.stderr);
+    const r = await js.run(`await page.waitForChange(rev, { waitMs: 30000 })`, ['--timeout', '1000']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /did not finish within 1000 ms and was abandoned/);
+    // The abandoned wait stops sampling: the page is not held for the rest of its 30 s.
+    const next = await js.run(`(await page.observe()).revision === rev`, ['--timeout', '8000']);
+    assert.equal(next.code, 0, next.stderr);
+    assert.equal(next.stdout, 'true\n');
+  });
+
   test('the snippet deadline during a click whose handler blocks: abandoned; the next call sees the click', async () => {
     assert.equal((await js.run(`(await page.goto('${page}?busy=5000')).status`)).stdout, 'executed\n');
     const r = await js.run(`await page.locator('#busy').click()`, ['--timeout', '2000']);
