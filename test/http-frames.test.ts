@@ -54,6 +54,13 @@ test('reads, waits, text search, tables, element screenshot in a frame', async (
   assert.match(md.markdown, /\| alpha \| 1 \|/);
   const shot = await h.ok(id, 'get_element_screenshot', { selector: '#go', frame: 1 });
   assert.ok(shot.size > 0, JSON.stringify(shot));
+  const asked = await h.ok(id, 'request_human_input', {
+    prompt: 'press Go',
+    selector: '#go',
+    frame: 'child',
+  });
+  assert.equal(asked.imageTarget, 'selector=#go', JSON.stringify(asked));
+  assert.ok(asked.imageSize > 0);
 });
 
 test('an unknown frame is a structured error naming the frames that exist', async () => {

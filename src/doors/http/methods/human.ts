@@ -4,7 +4,6 @@ import { type HumanInputRecord, HumanInputStore, type HumanStep } from '../../..
 import type { Data } from '../envelope.js';
 import { invalidArgument } from '../envelope.js';
 import { dataUrl, taskDir, writeEvidence } from '../evidence.js';
-import { indexTarget } from './act.js';
 import {
   def,
   indexSchema,
@@ -14,6 +13,7 @@ import {
   sessionOf,
 } from './common.js';
 import { ocrForHuman } from './files.js';
+import { frameParam, shotElement } from './target.js';
 
 /**
  * Human in the loop (reference §14) over the engine's HumanInputStore
@@ -90,7 +90,7 @@ const stepSchema = z.object({
   prompt: z.string().min(1),
   selector: z.string().min(1).optional(),
   index: indexSchema.optional(),
-  frame: z.union([z.string(), z.number()]).optional(),
+  frame: frameParam,
 });
 
 const requestHumanInput = def({
@@ -100,7 +100,7 @@ const requestHumanInput = def({
     prompt: z.string().optional(),
     index: indexSchema.optional(),
     selector: z.string().min(1).optional(),
-    frame: z.union([z.string(), z.number()]).optional(),
+    frame: frameParam,
     steps: z.array(stepSchema).max(50).optional(),
     ocr: z.boolean().optional(),
     ocrLanguage: z.string().optional(),
@@ -175,8 +175,7 @@ async function captureElement(
 ): Promise<{ path: string; url?: string; target: string; size: number; data: Buffer } | undefined> {
   if (p.index === undefined && !p.selector) return undefined;
   try {
-    const element =
-      p.index !== undefined ? { ref: indexTarget(ctx, p.index).ref } : { selector: p.selector! };
+    const element = await shotElement(ctx, p);
     const shot = await sessionOf(ctx)
       .page()
       .screenshot({ element, format: 'png' }, { timeoutMs: SCREENSHOT_TIMEOUT_MS });

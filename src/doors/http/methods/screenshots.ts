@@ -9,12 +9,10 @@ import {
   ENGINE_MAX_TIMEOUT_MS,
   indexSchema,
   type MethodDef,
-  pageOf,
-  READ_TIMEOUT_MS,
   SCREENSHOT_TIMEOUT_MS,
   sessionOf,
 } from './common.js';
-import { frameIdFor, frameParam } from './target.js';
+import { frameParam, shotElement } from './target.js';
 
 const screenshot = def({
   name: 'screenshot',
@@ -115,18 +113,7 @@ const getElementScreenshot = def({
       throw invalidArgument('get_element_screenshot 失败：缺少参数 index', { field: 'index' });
     }
     const task = ctx.task!;
-    // A selector inside a frame is located by the engine (exactly one match) and pictured by its ref.
-    const frame = p.index === undefined ? await frameIdFor(ctx, p.frame) : undefined;
-    const element =
-      p.index !== undefined
-        ? { ref: indexTarget(ctx, p.index).ref }
-        : frame !== undefined
-          ? {
-              ref: (
-                await pageOf(ctx).locate({ selector: p.selector!, frame }, { timeoutMs: READ_TIMEOUT_MS })
-              ).element_ref,
-            }
-          : { selector: p.selector! };
+    const element = await shotElement(ctx, p);
     const file = outputPath(
       'get_element_screenshot',
       taskDir(ctx.dataDir, task.id),

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Target } from '../../../engine/actions/types.js';
 import { pageFrames } from '../../../engine/frames.js';
-import { fail, type MethodContext, pageOf } from './common.js';
+import { indexTarget } from './act.js';
+import { fail, type MethodContext, pageOf, READ_TIMEOUT_MS } from './common.js';
 
 /**
  * The HTTP `frame` / `nth` parameters (reference §8.19) → engine targets. Every selector, script and
@@ -61,4 +62,20 @@ export async function selectorTarget(
     ...(frame !== undefined ? { frame } : {}),
     ...(p.nth !== undefined ? { nth: p.nth } : {}),
   };
+}
+
+/**
+ * The element of an idx/sel parameter set for an engine screenshot: an index's ref; a selector in a
+ * frame located by the engine (exactly one match) and given by its ref; a main-document selector as is.
+ */
+export async function shotElement(
+  ctx: MethodContext,
+  p: { index?: number; selector?: string; frame?: string | number },
+): Promise<{ ref: string } | { selector: string }> {
+  if (p.index !== undefined) return { ref: indexTarget(ctx, p.index).ref };
+  const selector = p.selector!;
+  const frame = await frameIdFor(ctx, p.frame);
+  if (frame === undefined) return { selector };
+  const found = await pageOf(ctx).locate({ selector, frame }, { timeoutMs: READ_TIMEOUT_MS });
+  return { ref: found.element_ref };
 }
