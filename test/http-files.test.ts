@@ -5,6 +5,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { filesOptionsFromEnv, resolveFilesConfig } from '../src/doors/http/files-config.js';
 import { type HttpServer, startHttpServer } from '../src/doors/http/server.js';
 import { FIXTURE_ROOT } from './helpers/fixture-server.js';
 import { type DoorHarness, doorHarness, type Json } from './helpers/http.js';
@@ -432,7 +433,15 @@ describe('upload_file', () => {
   test('relative path (staging dir), a silent input: noListener, not effective, with a hint', async () => {
     const d = await h.ok(id, 'upload_file', { path: 'hello.txt', selector: '#silent' });
     assert.equal(d.filesLength, 1);
-    assert.deepEqual(d.listeners, { vue2: false, vue3: false, react: false, inline: false, jquery: false, events: [], delegated: [] });
+    assert.deepEqual(d.listeners, {
+      vue2: false,
+      vue3: false,
+      react: false,
+      inline: false,
+      jquery: false,
+      events: [],
+      delegated: [],
+    });
     assert.equal(d.hasListeners, false);
     assert.equal(d.listenerDetection, 'cdp');
     assert.equal(d.consumed, 'noListener');
@@ -644,7 +653,11 @@ describe('ocr_image', () => {
     });
     assert.equal(r.ocr.ok, true, JSON.stringify(r.ocr));
     assert.match(r.ocr.text, /TABWRIGHT\s*42/);
-    const noImage = await h.ok(id, 'request_human_input', { prompt: '请登录', ocr: true, timeoutSeconds: 30 });
+    const noImage = await h.ok(id, 'request_human_input', {
+      prompt: '请登录',
+      ocr: true,
+      timeoutSeconds: 30,
+    });
     assert.equal(noImage.ocr.ok, false);
   });
 
@@ -744,4 +757,33 @@ else writeFileSync(output, 'FAKE ' + input.split('/').pop() + ' ' + lang + '\\n\
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+test('settings from the environment: parsed, defaults, and bad values refused', () => {
+  const o = filesOptionsFromEnv({
+    TABWRIGHT_UPLOAD_DIR: '/tmp/stage',
+    TABWRIGHT_UPLOAD_MAX_BYTES: '1024',
+    TABWRIGHT_UPLOAD_OVERWRITE: 'false',
+    TABWRIGHT_OCR_ENGINE: 'command',
+    TABWRIGHT_OCR_COMMAND: 'ocr {input}',
+    TABWRIGHT_OCR_TIMEOUT_MS: '5000',
+  });
+  assert.deepEqual(resolveFilesConfig('/home/x', o), {
+    upload: { dir: '/tmp/stage', maxBytes: 1024, overwrite: false },
+    ocr: { engine: 'command', command: 'ocr {input}', timeoutMs: 5000 },
+  });
+  assert.deepEqual(resolveFilesConfig('/home/x', filesOptionsFromEnv({})), {
+    upload: { dir: '/home/x/upload', maxBytes: 64 * 1024 * 1024, overwrite: true },
+    ocr: { engine: 'auto', command: undefined, timeoutMs: 30_000 },
+  });
+  assert.throws(
+    () => filesOptionsFromEnv({ TABWRIGHT_UPLOAD_MAX_BYTES: '64MB' }),
+    /TABWRIGHT_UPLOAD_MAX_BYTES/,
+  );
+  assert.throws(
+    () => filesOptionsFromEnv({ TABWRIGHT_UPLOAD_OVERWRITE: 'yes' }),
+    /TABWRIGHT_UPLOAD_OVERWRITE/,
+  );
+  assert.throws(() => filesOptionsFromEnv({ TABWRIGHT_OCR_ENGINE: 'windows' }), /TABWRIGHT_OCR_ENGINE/);
+  assert.throws(() => filesOptionsFromEnv({ TABWRIGHT_OCR_TIMEOUT_MS: '0' }), /TABWRIGHT_OCR_TIMEOUT_MS/);
 });

@@ -230,7 +230,11 @@ export async function uploadFiles(
   return {
     receipt,
     pageChanged,
-    pageChangeStatus: pageChanged ? 'observed' : receipt.change_status === 'unknown' ? 'unknown' : 'not_observed',
+    pageChangeStatus: pageChanged
+      ? 'observed'
+      : receipt.change_status === 'unknown'
+        ? 'unknown'
+        : 'not_observed',
     element_ref: probe.el.ref,
     filesLength,
     fileNames,
@@ -269,16 +273,16 @@ async function cdpListeners(
   if (frame.parentId) return null;
   let session: Awaited<ReturnType<typeof pageCdpSession>> | undefined;
   const group = 'tabwright-listeners';
-  const within = <T>(p: Promise<T>): Promise<T> =>
-    Promise.race([
-      p,
-      new Promise<T>((_, reject) =>
-        setTimeout(
-          () => reject(new Error('CDP listener read timed out')),
-          Math.max(1, Math.min(2_000, d.remaining() - 200)),
-        ),
-      ),
-    ]);
+  // One budget for the whole read (at most 2 s): a browser that does not answer CDP gets the heuristic.
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error('CDP listener read timed out')),
+      Math.max(1, Math.min(2_000, d.remaining() - 200)),
+    );
+  });
+  expired.catch(() => {});
+  const within = <T>(p: Promise<T>): Promise<T> => Promise.race([p, expired]);
   try {
     session = await within(pageCdpSession(page));
     const s = session;
@@ -320,6 +324,7 @@ async function cdpListeners(
     log.debug({ err: err instanceof Error ? err.message : String(err) }, 'upload: CDP listener read failed');
     return null;
   } finally {
+    clearTimeout(timer);
     if (session) {
       await session.send('Runtime.releaseObjectGroup', { objectGroup: group }).catch(() => {});
       await session.detach().catch(() => {});
