@@ -343,15 +343,3 @@ export async function fetchUrl(
     };
   });
 }
-
-/** The element ref a target resolves to (a selector in a frame, nth), for engine calls that take refs. */
-export async function targetRef(page: Page, target: Target, opts: OperationOptions = {}): Promise<string> {
-  return page.run('page.resolve', 'read', opts, async (d) => {
-    const el = await resolveTarget(page, target, d);
-    if (el.kind !== 'element')
-      throw new TabwrightError('invalid_request', 'The target must be an element.', {
-        details: { field: 'target' },
-      });
-    return el.ref;
-  });
-}

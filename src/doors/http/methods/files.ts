@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Target } from '../../../engine/actions/types.js';
 import { TabwrightError } from '../../../engine/errors.js';
 import { ocrImage } from '../../../engine/ocr.js';
-import { fetchImage, fetchUrl, targetRef } from '../../../engine/resources.js';
+import { fetchImage, fetchUrl } from '../../../engine/resources.js';
 import { uploadFiles } from '../../../engine/uploads.js';
 import { CommandFailure, type Data, invalidArgument } from '../envelope.js';
 import { mapEngineError } from '../error-map.js';
@@ -388,7 +388,7 @@ const ocrImageMethod = def({
       const ref =
         'element_ref' in t.target
           ? t.target.element_ref
-          : await targetRef(page, t.target, { timeoutMs: 10_000 });
+          : (await page.locate(t.target, { timeoutMs: 10_000 })).element_ref;
       const shot = await page.screenshot(
         { element: { ref }, format: 'png' },
         { timeoutMs: SCREENSHOT_TIMEOUT_MS },
