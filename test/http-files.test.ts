@@ -600,6 +600,10 @@ describe('download_image', () => {
     assert.equal(blob.via, 'page', 'blob: URLs only exist in the page');
     assert.equal(blob.contentType, 'image/png');
     assert.equal(blob.naturalHeight, 6);
+    const lazy = await h.ok(id, 'download_image', { selector: '#lazy' });
+    assert.equal(lazy.lazySrc, `${h.fixtures.url}/fixtures/http/real.png`);
+    assert.match(lazy.hint, /懒加载/);
+    assert.equal(p.lazySrc, undefined);
     const inner = await h.fails(id, 'download_image', { selector: '#innerpic', frame: 0 });
     assert.equal(inner.json.data.errorCode, 'ELEMENT_NOT_FOUND', 'frame 0: the top document only');
   });

@@ -30,6 +30,8 @@ export interface ImageResource {
   /** Attempts that failed before the one that worked. */
   attempts: { via: string; error: string }[];
   element_ref: string;
+  /** A lazy-loading attribute (`data-src`, `data-original`, …) naming another URL than the one shown. */
+  lazySrc?: string;
 }
 
 export const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
@@ -44,14 +46,16 @@ interface ImageInfo {
   error?: string;
   naturalWidth?: number | null;
   naturalHeight?: number | null;
+  lazySrc?: string;
 }
 
 /** In-page: what image the element shows. Source text, so nothing a loader adds reaches the page. */
 const IMAGE_INFO = `(el) => {
   const tag = el.localName;
   const abs = (u) => { try { return new URL(u, document.baseURI).href; } catch { return u; } };
+  const lazyOf = (img) => { for (const a of ['data-src', 'data-original', 'data-lazy-src', 'data-lazy', 'data-url']) { const v = img.getAttribute(a); if (v && abs(v) !== (img.currentSrc || img.src)) return abs(v); } return undefined; };
   const fromImg = (img, source) => ({ kind: 'url', tag, source, url: img.currentSrc || img.src,
-    naturalWidth: img.naturalWidth, naturalHeight: img.naturalHeight });
+    naturalWidth: img.naturalWidth, naturalHeight: img.naturalHeight, lazySrc: lazyOf(img) });
   if (tag === 'img') return (el.currentSrc || el.src) ? fromImg(el, 'img') : { kind: 'none', tag, error: 'the img has no src' };
   if (tag === 'input' && (el.type || '').toLowerCase() === 'image' && el.src) return { kind: 'url', tag, source: 'input[type=image]', url: el.src, naturalWidth: null, naturalHeight: null };
   if (tag === 'image') { const h = el.href && el.href.baseVal ? el.href.baseVal : el.getAttribute('href') || el.getAttribute('xlink:href'); if (h) return { kind: 'url', tag, source: 'svg image', url: abs(h), naturalWidth: null, naturalHeight: null }; }
@@ -157,6 +161,7 @@ export async function fetchImage(
       tag: info.tag,
       source: info.source ?? info.tag,
       element_ref: el.ref,
+      lazySrc: info.lazySrc,
     };
     if (info.kind === 'none') {
       throw new TabwrightError('invalid_request', `No image to download: ${info.error}.`, {

@@ -297,7 +297,10 @@ const downloadImage = def({
       source: img.source,
       attempts: img.attempts.length ? img.attempts : undefined,
       target: label,
-      hint: '图片里的文字可用 ocr_image 识别：{"method":"ocr_image","params":{"path":"<path>"}}',
+      lazySrc: img.lazySrc,
+      hint: img.lazySrc
+        ? `这张图显示的可能是懒加载占位图，真实地址在 data-src 等属性里（lazySrc）：先把它滚动到可见位置（scroll_to_text / scroll），再 download_image 一次`
+        : '图片里的文字可用 ocr_image 识别：{"method":"ocr_image","params":{"path":"<path>"}}',
     };
   },
 });
