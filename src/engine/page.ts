@@ -9,6 +9,7 @@ import { type DialogRecord, PageDialogs } from './dialogs.js';
 import type { DownloadStarted } from './downloads.js';
 import { TabwrightError } from './errors.js';
 import { PageFileChoosers } from './file-choosers.js';
+import { type FrameInfo, pageFrames } from './frames.js';
 import { NetworkActivity } from './network-activity.js';
 import { PageQueue } from './page-queue.js';
 import { denied } from './policy.js';
@@ -101,6 +102,14 @@ export class Page {
   /** The page's renderer crashed: nothing on it can be read or done; close it and open another. */
   get crashed(): boolean {
     return this.closedReason === 'crashed';
+  }
+
+  /**
+   * The page's frames, main frame first, then every attached iframe in tree order, with whether the
+   * session's origin policy allows each frame's document (no queueing: a plain read).
+   */
+  frames(): (FrameInfo & { allowed: boolean })[] {
+    return pageFrames(this).map((f) => ({ ...f, allowed: this.session.policy.allowsDocument(f.url) }));
   }
 
   /** The URL as the browser knows it now (no queueing: a plain read). */

@@ -1,4 +1,3 @@
-import { resolveTarget } from '../../engine/actions/resolve.js';
 import type { ActionSpec, Receipt, Target } from '../../engine/actions/types.js';
 import { Deadline } from '../../engine/deadline.js';
 import { TabwrightError } from '../../engine/errors.js';
@@ -27,7 +26,6 @@ import {
 } from './observe.js';
 import { RefTokens, TOKEN_PATTERN } from './refs.js';
 import { type ActionResult, type CallOptions, engineOpts, rest, result, resultFromError } from './results.js';
-import { sensitiveReason } from './sensitive.js';
 import { PageSignals } from './signals.js';
 import { SNAPSHOT_LIMITS, type SnapshotOptions, type SnapshotView, takeView } from './snapshot-view.js';
 
@@ -199,11 +197,11 @@ export class HarnessPage implements LocatorHost {
   frames(): { frameId: string; parentId: string | null; url: string; allowed: boolean; main: boolean }[] {
     this.assertNotDisposed();
     this.throwIfStale();
-    return this.engine.backend.frames().map((f) => ({
+    return this.engine.frames().map((f) => ({
       frameId: f.id,
       parentId: f.parentId,
-      url: f.url(),
-      allowed: this.policy.allowsDocument(f.url()),
+      url: f.url,
+      allowed: f.allowed,
       main: f.parentId === null,
     }));
   }
@@ -221,17 +219,17 @@ export class HarnessPage implements LocatorHost {
     frameId: string,
     o: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<string | undefined> {
-    const frame = this.engine.backend.frames().find((f) => f.id === frameId);
+    const frame = this.engine.frames().find((f) => f.id === frameId);
     if (!frame)
       throw new TabwrightError(
         'element_not_found',
         `No frame ${frameId} on this page; list them with page.frames().`,
       );
     if (!frame.parentId) return undefined;
-    if (!this.policy.allowsDocument(frame.url()))
+    if (!frame.allowed)
       throw new TabwrightError(
         'permission_denied',
-        `Frame ${frameId} is at ${frame.url()}, outside this page's allowedOrigins.`,
+        `Frame ${frameId} is at ${frame.url}, outside this page's allowedOrigins.`,
         {
           details: { reason: 'origin_denied' },
         },
@@ -390,41 +388,29 @@ export class HarnessPage implements LocatorHost {
     if (stale) return stale;
     this.checkDocument();
     let receipt: Receipt | undefined;
-    let sensitive: string | null = null;
     let failure: ActionResult | undefined;
-    let blockedSeq = -1;
+    const blockedSeq = this.session.network.lastSeq;
     try {
-      const resolved = await this.engine.run('js.resolve', 'read', rest(d), (dd) =>
-        resolveTarget(this.engine, target, dd),
-      );
-      if (resolved.kind !== 'element')
-        throw new TabwrightError('internal_error', 'A locator resolved to a point.');
-      if (resolved.frame.parentId) {
-        failure = result('blocked', 'frame_unsupported', {
-          message:
-            'The element is inside a frame: frames can be read (page.frame(id).snapshot()) but not acted on here.',
-        });
-      } else {
-        if (spec.action === 'fill') {
-          sensitive = await this.engine.evaluateRef(resolved.ref, sensitiveReason, null, rest(d));
-          if (sensitive && !opts?.allowSensitive) {
-            failure = result('blocked', 'sensitive_field', {
-              message: `The field is sensitive (${sensitive}); nothing was typed. Pass { allowSensitive: true } on this call only if the user asked for it.`,
-            });
-          }
-        }
-        if (!failure) {
-          blockedSeq = this.session.network.lastSeq;
-          receipt = await this.engine.act({ element_ref: resolved.ref }, spec, rest(d));
-        }
-      }
+      // The engine resolves exactly one element and refuses iframe targets and (unless the caller
+      // opted in) sensitive fields before anything is sent, in the same queue slot as the input.
+      receipt = await this.engine.act(target, spec, {
+        ...rest(d),
+        refuse: { child_frames: true, sensitive: !opts?.allowSensitive },
+      });
     } catch (err) {
       failure = resultFromError(err);
+      if (failure.reason === 'frame_unsupported')
+        failure.message =
+          'The element is inside a frame: frames can be read (page.frame(id).snapshot()) but not acted on here.';
+      else if (failure.reason === 'sensitive_field')
+        failure.message = `The field is sensitive (${String((err as TabwrightError).details.sensitive)}); nothing was typed. Pass { allowSensitive: true } on this call only if the user asked for it.`;
     }
+    // Typing the caller marked sensitive, or that was refused as sensitive, is never recorded.
+    const masked = !!opts?.allowSensitive || failure?.reason === 'sensitive_field';
     this.host.record({
       ...meta,
       action: spec.action,
-      ...(spec.action === 'fill' ? { text: sensitive ? '••••••' : spec.value } : {}),
+      ...(spec.action === 'fill' ? { text: masked ? '••••••' : spec.value } : {}),
       ...(spec.action === 'press' ? { key: spec.key } : {}),
       status: failure?.status ?? receipt?.status,
       url: this.engine.closed ? null : this.engine.url(),
@@ -457,7 +443,7 @@ export class HarnessPage implements LocatorHost {
     const blocked = this.session
       .blockedRequests({ since_seq: blockedSeq, page_id: this.engine.id })
       .filter((b) => b.kind !== 'subresource');
-    if (blockedSeq >= 0 && blocked.length) {
+    if (blocked.length) {
       out.blockedNavigation = blocked.map((b) => ({ kind: b.kind, url: b.url, origin: b.origin }));
       out.note = `The action led to ${blocked[0]!.origin}, outside allowedOrigins; that navigation was blocked and the page stayed.`;
     }

@@ -2,25 +2,14 @@
  * Sensitive fields (seed guard): password inputs, autocomplete credentials
  * (current-password, new-password, one-time-code, cc-*), and anything inside
  * [data-private] / [data-sensitive]. Their values are redacted from
- * snapshots and they are refused as fill targets unless a call opts in.
+ * snapshots and they are refused as fill targets unless a call opts in
+ * (the engine refuses: ActionOptions.refuse.sensitive).
  * This is a guard, not DLP. Both functions run in the page and must stay
  * self-contained (they are sent as source).
  */
 
-/** Runs on one element: why it is sensitive, or null. */
-export function sensitiveReason(el: Element): string | null {
-  const e = el as HTMLInputElement;
-  if (e.closest?.('[data-private],[data-sensitive]')) return 'data-private';
-  const type = (e.getAttribute?.('type') ?? '').toLowerCase();
-  if (e.tagName === 'INPUT' && type === 'password') return 'password';
-  const ac = (e.getAttribute?.('autocomplete') ?? '').toLowerCase();
-  if (
-    /(^|\s)(current-password|new-password|one-time-code|cc-[a-z-]+)(\s|$)/.test(ac) ||
-    ac.includes('password')
-  )
-    return 'credential';
-  return null;
-}
+/** Runs on one element: why it is sensitive, or null (the engine's guard; actions refuse with it). */
+export { sensitiveReason } from '../../engine/actions/refuse.js';
 
 /** Runs in the main frame: current values of every sensitive field (to redact wherever they appear). */
 export function sensitiveValues(): string[] {

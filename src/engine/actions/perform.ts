@@ -15,6 +15,7 @@ import {
   settle,
   VALUE_QUIET_MS,
 } from './observe.js';
+import { refuseTarget } from './refuse.js';
 import { frameOffset, type ResolvedTarget, resolveTarget, validateTarget } from './resolve.js';
 import { markSignals, pendingRequests, signalsSince } from './signals.js';
 import type { ActionOptions, ActionSpec, Receipt, Target, ValueChange } from './types.js';
@@ -139,6 +140,7 @@ async function run(
   const resolved: ResolvedTarget | undefined = target ? await resolveTarget(page, target, d) : undefined;
   const el = resolved?.kind === 'element' ? resolved : undefined;
   assertAllowed(page, el?.frame);
+  if (el && opts.refuse) await refuseTarget(page, el, spec, opts.refuse, d);
   const valueKind = VALUE_KIND[spec.action] ?? null;
 
   // The drag destination is checked first, so the source's observer starts last.

@@ -70,6 +70,13 @@ export interface ActionOptions extends OperationOptions {
    */
   verify?: WaitConditions;
   verify_mode?: 'all' | 'any';
+  /**
+   * Refusals a door asks for (src/engine/actions/refuse.ts), checked before anything is sent:
+   * `sensitive`: typing (fill, type) into a sensitive field (password, credential autocomplete,
+   * inside [data-private] / [data-sensitive]); `child_frames`: a target inside an iframe. A refusal
+   * is element_not_actionable, details.status "blocked", reason sensitive_field / frame_unsupported.
+   */
+  refuse?: { sensitive?: boolean; child_frames?: boolean };
 }
 
 export type ReceiptStatus = 'executed' | 'outcome_unknown';
