@@ -178,12 +178,31 @@ export class ChromiumPage implements BackendPage {
   }
 
   async goto(url: string, waitUntil: WaitUntil, timeoutMs: number): Promise<NavigationResult> {
+    const started = Date.now();
     try {
       const res = await this.pw.goto(url, { waitUntil, timeout: timeoutMs });
       return { url: this.pw.url(), status: res?.status() ?? null };
     } catch (err) {
+      if (String(err).includes('net::ERR_INVALID_AUTH_CREDENTIALS')) {
+        await this.errorPageCommitted(timeoutMs - (Date.now() - started));
+      }
       this.fail(err, 'page.open', timeoutMs, true);
     }
+  }
+
+  /**
+   * An unanswered 401 rejects goto before Chromium commits its error page; left pending, that commit
+   * would cut off the caller's next navigation. Waits for it (at most 2 s of the remaining budget).
+   */
+  private async errorPageCommitted(remainingMs: number): Promise<void> {
+    const main = this.pw.mainFrame();
+    const committed = this.pw
+      .waitForEvent('framenavigated', {
+        predicate: (f) => f === main && f.url().startsWith('chrome-error:'),
+        timeout: Math.max(1, Math.min(2_000, remainingMs)),
+      })
+      .catch(() => {});
+    if (!this.pw.url().startsWith('chrome-error:')) await committed;
   }
 
   async goBack(waitUntil: WaitUntil, timeoutMs: number): Promise<NavigationResult> {
