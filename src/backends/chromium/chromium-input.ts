@@ -1,5 +1,6 @@
 import type { ElementHandle, Frame, Page } from 'playwright-core';
 import type { BackendInput, ClickOptions, Point } from '../backend.js';
+import type { FastChannel } from './fast-channel.js';
 import { translatePlaywrightError } from './translate-error.js';
 
 /**
@@ -11,6 +12,7 @@ export class ChromiumInput implements BackendInput {
   constructor(
     private readonly pw: Page,
     private readonly browserAlive: () => boolean,
+    private readonly fast?: FastChannel,
   ) {}
 
   private async guarded<T>(operation: string, fn: () => Promise<T>): Promise<T> {
@@ -80,7 +82,9 @@ export class ChromiumInput implements BackendInput {
   }
 
   insertText(text: string): Promise<void> {
-    return this.guarded('page.fill', () => this.pw.keyboard.insertText(text));
+    return this.guarded('page.fill', async () => {
+      if (!(await this.fast?.insertText(text))) await this.pw.keyboard.insertText(text);
+    });
   }
 
   press(chord: string): Promise<void> {

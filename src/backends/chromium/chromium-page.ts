@@ -26,6 +26,7 @@ import type {
   WaitUntil,
 } from '../backend.js';
 import { ChromiumInput, setFilesInFrame } from './chromium-input.js';
+import { FastChannel } from './fast-channel.js';
 import { translatePlaywrightError } from './translate-error.js';
 
 /** Reads width and height from a PNG or JPEG header, so no image library is needed. */
@@ -59,6 +60,8 @@ export class ChromiumFrame implements BackendFrame {
     readonly id: string,
     readonly parentId: string | null,
     private readonly browserAlive: () => boolean,
+    /** The page's own CDP session, for the main frame's calls (see FastChannel). */
+    private readonly fast: FastChannel | null = null,
   ) {}
 
   url(): string {
@@ -87,6 +90,10 @@ export class ChromiumFrame implements BackendFrame {
 
   async evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A, timeoutMs: number): Promise<R> {
     try {
+      if (this.fast) {
+        const r = await withTimeout(this.fast.call(fn as (arg: never) => unknown, arg), timeoutMs);
+        if (r.ok) return r.value as R;
+      }
       // biome-ignore lint/suspicious/noExplicitAny: playwright's evaluate generics do not accept a generic A.
       return (await withTimeout(this.pw.evaluate(fn as any, arg), timeoutMs)) as R;
     } catch (err) {
@@ -136,13 +143,15 @@ export class ChromiumPage implements BackendPage {
   private frameSeq = 0;
   readonly input: ChromiumInput;
   readonly emulation: BackendPageEmulation;
+  private readonly fast: FastChannel;
 
   constructor(
     readonly pw: Page,
     private readonly browserAlive: () => boolean,
     private readonly wrap: (p: Page) => ChromiumPage,
   ) {
-    this.input = new ChromiumInput(pw, browserAlive);
+    this.fast = new FastChannel(pw);
+    this.input = new ChromiumInput(pw, browserAlive, this.fast);
     this.emulation = {
       setViewport: (size) => pw.setViewportSize(size).catch((e) => this.fail(e, 'page.set_viewport')),
       emulateMedia: (m) => pw.emulateMedia(m).catch((e) => this.fail(e, 'page.emulate_media')),
@@ -272,7 +281,13 @@ export class ChromiumPage implements BackendPage {
     const visit = (f: Frame, parent: ChromiumFrame | null) => {
       let h = this.frameHandles.get(f);
       if (!h) {
-        h = new ChromiumFrame(f, `f${this.frameSeq++}`, parent?.id ?? null, this.browserAlive);
+        h = new ChromiumFrame(
+          f,
+          `f${this.frameSeq++}`,
+          parent?.id ?? null,
+          this.browserAlive,
+          parent ? null : this.fast,
+        );
         this.frameHandles.set(f, h);
       }
       out.push(h);

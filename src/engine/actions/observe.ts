@@ -15,11 +15,11 @@ export const QUIET_MS = 30;
  * The same for value changes (type, fill, select, check, scroll, focus, files).
  * Frameworks render what an input event changed synchronously or in a
  * microtask (React, Vue, Svelte, Lit, Preact, Angular), which is over before
- * the settle read even starts; the quiet time covers work they defer by a
- * task (timers, message channels). A render deferred to the next animation
- * frame is caught when that frame falls inside it.
+ * the settle read even starts; 3 ms more covers a render deferred by a task
+ * (a zero-delay timer, a message-channel task). A render deferred to the next
+ * animation frame is caught when that frame falls inside the window.
  */
-export const VALUE_QUIET_MS = 8;
+export const VALUE_QUIET_MS = 3;
 export const DEFAULT_OBSERVE_CAP_MS = 500;
 /** How long a popup or download that the action visibly started may take to arrive. */
 export const EXPECTED_ARRIVAL_MS = 3000;
@@ -78,6 +78,8 @@ export async function settle(
   /** Keep observing at least this long even when the page is quiet (a fixed window, e.g. the HTTP door's 500 ms). */
   minMs = 0,
   quietMs = QUIET_MS,
+  /** Sent together with typed text: the page waits this long at most for its input event (see the page's settle). */
+  awaitInputMs = 0,
 ): Promise<SettleResult> {
   const started = Date.now();
   let mutations = 0;
@@ -104,6 +106,7 @@ export async function settle(
             op: 'settle',
             quietMs,
             capMs: round === 0 ? left : Math.min(left, quietMs),
+            awaitInputMs: round === 0 ? awaitInputMs : 0,
             pin,
             value,
           },

@@ -101,6 +101,18 @@ async function toPagePoint(page: Page, frame: BackendFrame, p: Point, d: Deadlin
   return { x: p.x + o.x, y: p.y + o.y };
 }
 
+/**
+ * How long the page waits for the input event of typed text sent together
+ * with the observation read, before counting quiet anyway (a page that
+ * cancels the insertion fires none).
+ */
+const TYPED_INPUT_WAIT_MS = 100;
+
+/** Text inserted as one input event, nothing else: its window can start with the dispatch. */
+function typedText(spec: ActionSpec): boolean {
+  return spec.action === 'type' && spec.text !== '' && !spec.key_by_key && !spec.submit;
+}
+
 /** Clicks, keys, hovers and drags start menus and route changes a step later; value changes render at once. */
 function quietFor(spec: ActionSpec): number {
   const valueChange =
@@ -197,9 +209,36 @@ async function run(
       }
     });
   });
+  // Observe: the adaptive window, then the state after (nothing can be read while a dialog is held).
+  const capMs = Math.max(0, Math.min(opts.observe_ms ?? DEFAULT_OBSERVE_CAP_MS, 5000));
+  const observeWindow = (awaitInputMs: number) =>
+    settle(
+      page,
+      observedFrame,
+      capMs,
+      d,
+      () => pendingRequests(page),
+      el && valueKind ? { doc: el.doc, id: el.id } : undefined,
+      valueKind,
+      frameBefore?.url,
+      {
+        popup: () => page.session.pages().some((p) => !pagesBefore.has(p.id)),
+        download: () => page.session.downloads.lastSeq > marks.downloadSeq,
+      },
+      Math.min(opts.observe_min_ms ?? 0, capMs),
+      quietFor(spec),
+      awaitInputMs,
+    );
+  let early: ReturnType<typeof observeWindow> | undefined;
   try {
     const dispatching = dispatch(page, el, spec, point, dragTo, valueBefore, focused, d);
     dispatching.catch(() => {});
+    // Typed text and the window's read go out together (one round trip less); the page starts
+    // counting quiet once the text's input event has arrived (see the page's settle).
+    if (el && typedText(spec)) {
+      early = observeWindow(Math.min(TYPED_INPUT_WAIT_MS, capMs));
+      early.catch(() => {});
+    }
     const r = await Promise.race([dispatching, dialogHeld.then(() => ({ verified: null, note: undefined }))]);
     verified = r.verified;
     noDispatchNote = r.note;
@@ -216,8 +255,6 @@ async function run(
   }
 
   stopWatching();
-  // Observe: the adaptive window, then the state after (nothing can be read while a dialog is held).
-  const capMs = Math.max(0, Math.min(opts.observe_ms ?? DEFAULT_OBSERVE_CAP_MS, 5000));
   const win = heldDialog
     ? {
         windowMs: 0,
@@ -228,22 +265,7 @@ async function run(
         value: null,
         targetGone: false,
       }
-    : await settle(
-        page,
-        observedFrame,
-        capMs,
-        d,
-        () => pendingRequests(page),
-        el && valueKind ? { doc: el.doc, id: el.id } : undefined,
-        valueKind,
-        frameBefore?.url,
-        {
-          popup: () => page.session.pages().some((p) => !pagesBefore.has(p.id)),
-          download: () => page.session.downloads.lastSeq > marks.downloadSeq,
-        },
-        Math.min(opts.observe_min_ms ?? 0, capMs),
-        quietFor(spec),
-      );
+    : await (early ?? observeWindow(0));
   const frameAfter = heldDialog ? null : (win.fingerprint ?? (await readFingerprint(observedFrame, d)));
   const after = heldDialog || observedFrame === mainFrame ? frameAfter : await readFingerprint(mainFrame, d);
   const signals = signalsSince(page, marks);

@@ -66,6 +66,8 @@ export type PageOp =
       op: 'settle';
       quietMs: number;
       capMs: number;
+      /** Wait up to this long for the first `input` event before counting quiet (typed text sent alongside). */
+      awaitInputMs?: number;
       pin?: { doc: string; id: number };
       value: 'value' | 'checked' | null;
     };
@@ -114,7 +116,7 @@ export function create() {
           return { fingerprint: fp };
         }
         case 'settle': {
-          const r = await settle(a.quietMs, a.capMs);
+          const r = await settle(a.quietMs, a.capMs, a.awaitInputMs);
           const { expect } = observeRead(true);
           let value: unknown = null;
           let stale = false;

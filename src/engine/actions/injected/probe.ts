@@ -488,6 +488,8 @@ interface ObserverState {
   observer: MutationObserver;
   /** What the action set in motion that arrives outside this document: a popup or a download. */
   expect: { popup: boolean; download: boolean };
+  /** `input` events seen (the settle of typed text waits for the first one). */
+  inputs: number;
   undo: () => void;
 }
 
@@ -507,6 +509,11 @@ function watchSideEffects(state: ObserverState): () => void {
     if (target && !['_self', '_top', '_parent'].includes(target)) state.expect.popup = true;
   };
   addEventListener('click', onClick);
+  // Capture on the window runs before any page listener could stop the event.
+  const onInput = () => {
+    state.inputs++;
+  };
+  addEventListener('input', onInput, true);
   const original = window.open;
   window.open = function (this: Window, ...args: Parameters<typeof window.open>) {
     state.expect.popup = true;
@@ -514,6 +521,7 @@ function watchSideEffects(state: ObserverState): () => void {
   } as typeof window.open;
   return () => {
     removeEventListener('click', onClick);
+    removeEventListener('input', onInput, true);
     window.open = original;
   };
 }
@@ -532,6 +540,7 @@ export function observeStart(): void {
       state.last = performance.now();
     }),
     expect: { popup: false, download: false },
+    inputs: 0,
     undo: () => {},
   };
   state.undo = watchSideEffects(state);
@@ -543,11 +552,15 @@ export function observeStart(): void {
  * Waits in the page until the DOM has had no mutation for `quietMs` (and at
  * least `quietMs` passed since observeStart), or `capMs` passed; then
  * returns the counts and a fresh fingerprint. One round trip instead of a
- * polling loop.
+ * polling loop. With `awaitInputMs`, the engine sent this read together with
+ * typed text (whose arrival in the page is not ordered with it): the quiet
+ * only starts counting once the text's `input` event was seen, or after
+ * `awaitInputMs` when none comes (a page that cancels the insertion).
  */
 export async function settle(
   quietMs: number,
   capMs: number,
+  awaitInputMs = 0,
 ): Promise<{
   mutations: number;
   quietMs: number;
@@ -556,6 +569,9 @@ export async function settle(
   fingerprint: Fingerprint;
 }> {
   const t0 = performance.now();
+  while (awaitInputMs > 0 && observer && observer.inputs === 0 && performance.now() - t0 < awaitInputMs) {
+    await new Promise((r) => setTimeout(r, 1));
+  }
   for (;;) {
     const now = performance.now();
     const quietFor = observer ? now - observer.last : Number.POSITIVE_INFINITY;
@@ -569,7 +585,7 @@ export async function settle(
         fingerprint: fingerprint(),
       };
     }
-    await new Promise((r) => setTimeout(r, Math.max(5, Math.min(quietMs - quietFor, capMs - waited))));
+    await new Promise((r) => setTimeout(r, Math.max(1, Math.min(quietMs - quietFor, capMs - waited))));
   }
 }
 
