@@ -85,6 +85,15 @@ test('element reads by index and selector', async () => {
   assert.equal((await fetch(`${h.server.url}${shot.url}`)).status, 200);
   const elShot = await h.ok(id, 'screenshot', { selector: '#swap' });
   assert.ok(elShot.width < 1280);
+  // One-time codes and card numbers are secrets too, not only type=password.
+  await h.ok(id, 'go_to_url', {
+    url: h.page('form.html').replace('/fixtures/http/form.html', '/fixtures/snapshot/secrets.html'),
+  });
+  await h.ok(id, 'execute_js', {
+    body: "document.getElementById('otp').value = '493817'; document.getElementById('cc').value = '4111111111111111'; return 1",
+  });
+  assert.equal((await h.ok(id, 'get_element_value', { selector: '#otp' })).value, '[redacted]');
+  assert.equal((await h.ok(id, 'get_element_value', { selector: '#cc' })).value, '[redacted]');
 });
 
 test('waits: element, text, url, load, function, count, stable, idle; a timeout is ACTION_TIMEOUT with the literal message', async () => {

@@ -1,4 +1,12 @@
 import { z } from 'zod';
+import {
+  countMatches,
+  type ElementReadKind,
+  type ReadTarget,
+  readElement as readElementIn,
+} from '../../../engine/element-reads.js';
+import { TabwrightError } from '../../../engine/errors.js';
+import type { Page } from '../../../engine/page.js';
 import type { Data } from '../envelope.js';
 import { indexTarget } from './act.js';
 import {
@@ -18,28 +26,35 @@ import { frameIdFor, frameParam } from './target.js';
  * main document or in `frame` (reads never act, so first-match is safe).
  */
 
-const READERS = {
-  text: '(el) => (el.innerText ?? el.textContent ?? "")',
-  html: '(el) => el.innerHTML',
-  value: `(el) => ('value' in el ? ((el.type || '').toLowerCase() === 'password' && el.value !== '' ? '[redacted]' : String(el.value)) : null)`,
-  attribute: '(el, name) => el.getAttribute(name)',
-  box: '(el) => { const r = el.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; }',
-  visible:
-    '(el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el); return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none" && Number(s.opacity) !== 0; }',
-  enabled:
-    '(el) => !(el.disabled === true || el.closest("fieldset:disabled") !== null || el.getAttribute("aria-disabled") === "true")',
-  checked:
-    '(el) => ("checked" in el && (el.type === "checkbox" || el.type === "radio") ? el.checked === true : el.getAttribute("aria-checked") === "true")',
-  tag: '(el) => el.localName',
-} as const;
-
-type Reader = keyof typeof READERS;
+type Reader = ElementReadKind;
 
 const idxSel = {
   index: indexSchema.optional(),
   selector: z.string().min(1).optional(),
   frame: frameParam,
 };
+
+function readOne(page: Page, target: ReadTarget, reader: Reader, arg: unknown) {
+  return readElementIn(page, target, reader, arg, { timeoutMs: READ_TIMEOUT_MS });
+}
+
+/** The reference's wording for a selector that is invalid or matches nothing; other errors pass through. */
+function selectorFailure(ctx: MethodContext, selector: string, err: unknown): unknown {
+  if (!(err instanceof TabwrightError)) return err;
+  if (err.code === 'invalid_selector')
+    return fail(ctx.method, 'ACTION_FAILED', `选择器无效：${String(err.details.cause ?? err.message)}`, {
+      invalidArgument: true,
+      field: 'selector',
+    });
+  if (err.code === 'element_not_found' && err.details.match_count === 0)
+    return fail(
+      ctx.method,
+      'ELEMENT_NOT_FOUND',
+      `选择器 ${selector} 没有匹配到任何元素（不是超时，也不是被遮挡）；可先用 get_element_count 核对`,
+      { matched: 0 },
+    );
+  return err;
+}
 
 /** Reads one element; `target` says what was resolved. */
 export async function readElement(
@@ -51,39 +66,18 @@ export async function readElement(
   const page = pageOf(ctx);
   if (p.index !== undefined) {
     const t = indexTarget(ctx, p.index);
-    const value = await page.evaluateRef(t.ref, READERS[reader], arg, { timeoutMs: READ_TIMEOUT_MS });
-    return { value, target: `index=${p.index}` };
+    const r = await readOne(page, { element_ref: t.ref }, reader, arg);
+    return { value: r.value, target: `index=${p.index}` };
   }
   if (p.selector === undefined) {
     throw fail(ctx.method, 'ACTION_FAILED', '缺少参数 index', { invalidArgument: true, field: 'index' });
   }
-  const src = `(() => {
-    let list;
-    try { list = document.querySelectorAll(${JSON.stringify(p.selector)}); } catch (e) { return { bad: String(e && e.message || e) }; }
-    if (list.length === 0) return { none: true };
-    return { count: list.length, value: (${READERS[reader]})(list[0], ${JSON.stringify(arg)}) };
-  })()`;
   const frame = await frameIdFor(ctx, p.frame);
-  const r = (await page.evaluateScript(src, { timeoutMs: READ_TIMEOUT_MS, frame })).value as {
-    bad?: string;
-    none?: boolean;
-    count?: number;
-    value?: unknown;
-  };
-  if (r.bad)
-    throw fail(ctx.method, 'ACTION_FAILED', `选择器无效：${r.bad}`, {
-      invalidArgument: true,
-      field: 'selector',
-    });
-  if (r.none) {
-    throw fail(
-      ctx.method,
-      'ELEMENT_NOT_FOUND',
-      `选择器 ${p.selector} 没有匹配到任何元素（不是超时，也不是被遮挡）；可先用 get_element_count 核对`,
-      {
-        matched: 0,
-      },
-    );
+  let r: Awaited<ReturnType<typeof readOne>>;
+  try {
+    r = await readOne(page, { selector: p.selector, frame }, reader, arg);
+  } catch (err) {
+    throw selectorFailure(ctx, p.selector, err);
   }
   return { value: r.value, target: `selector=${p.selector}` };
 }
@@ -126,17 +120,12 @@ const getElementCount = def({
   schema: z.object({ selector: z.string().min(1), frame: frameParam }),
   async run(ctx, p) {
     const frame = await frameIdFor(ctx, p.frame);
-    const r = (
-      await pageOf(ctx).evaluateScript(
-        `(() => { try { return document.querySelectorAll(${JSON.stringify(p.selector)}).length; } catch (e) { return -1; } })()`,
-        { timeoutMs: READ_TIMEOUT_MS, frame },
-      )
-    ).value as number;
-    if (r < 0)
-      throw fail(ctx.method, 'ACTION_FAILED', `选择器无效：${p.selector}`, {
-        invalidArgument: true,
-        field: 'selector',
-      });
+    let r: number;
+    try {
+      r = await countMatches(pageOf(ctx), p.selector, { timeoutMs: READ_TIMEOUT_MS, frame });
+    } catch (err) {
+      throw selectorFailure(ctx, p.selector, err);
+    }
     return { count: r, selector: p.selector };
   },
 });

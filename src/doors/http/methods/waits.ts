@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { readText } from '../../../engine/content.js';
+import { countMatches } from '../../../engine/element-reads.js';
 import { TabwrightError } from '../../../engine/errors.js';
 import type { WaitConditions } from '../../../engine/waits.js';
 import { CommandFailure, type Data } from '../envelope.js';
@@ -159,14 +161,9 @@ const waitForStable = def({
     const cond: WaitConditions = { dom_stable: quiet };
     if (p.selector) cond.selector_present = p.selector;
     const r = await waitFor(ctx, cond, p.timeoutSeconds, { stable: false });
-    const sel = JSON.stringify(p.selector ?? 'body');
-    const text = String(
-      (
-        await pageOf(ctx).evaluateScript(
-          `(() => { const el = document.querySelector(${sel}); return el ? (el.innerText ?? el.textContent ?? '') : ''; })()`,
-          { timeoutMs: 5_000 },
-        )
-      ).value ?? '',
+    const text = await readText(pageOf(ctx), p.selector ?? 'body', { timeoutMs: 5_000 }).then(
+      (c) => c.content,
+      () => '',
     );
     return { stable: true, waitedMs: r.waitedMs, length: text.length, text: text.slice(0, 20_000) };
   },
@@ -195,11 +192,7 @@ const waitForCount = def({
       p.timeoutSeconds,
       { matched: false },
     );
-    const count = (
-      await pageOf(ctx).evaluateScript(`document.querySelectorAll(${JSON.stringify(p.selector)}).length`, {
-        timeoutMs: 5_000,
-      })
-    ).value;
+    const count = await countMatches(pageOf(ctx), p.selector, { timeoutMs: 5_000 });
     return { matched: true, count, waitedMs: r.waitedMs };
   },
 });

@@ -1,0 +1,135 @@
+import { evaluateOnRef } from '../snapshot/refs.js';
+import type { OperationOptions } from './deadline.js';
+import { TabwrightError } from './errors.js';
+import { frameById } from './frames.js';
+import type { Page } from './page.js';
+
+/**
+ * Small reads of one element (text, HTML, value, an attribute, box, state),
+ * for doors whose protocol has them as verbs (the HTTP API's get_element_*
+ * and is_*). By ref: the element the ref pins (stale fails loudly). By
+ * selector: the first match in the main document or in a given frame, with
+ * the match count; reads never act, so the first match is safe.
+ */
+
+export type ElementReadKind =
+  | 'text'
+  | 'html'
+  | 'value'
+  | 'attribute'
+  | 'box'
+  | 'visible'
+  | 'enabled'
+  | 'checked'
+  | 'tag';
+
+export type ReadTarget = { element_ref: string } | { selector: string; frame?: string };
+
+export interface ElementRead {
+  value: unknown;
+  /** Elements the selector matched (reads by ref: 1). */
+  match_count: number;
+}
+
+/** `(el, arg) => value` sources, run in the page. Secret values (passwords, one-time codes, card data) read as "[redacted]". */
+const READERS: Record<ElementReadKind, string> = {
+  text: '(el) => (el.innerText ?? el.textContent ?? "")',
+  html: '(el) => el.innerHTML',
+  value: `(el) => {
+    if (!('value' in el)) return null;
+    const secret = (el.type || '').toLowerCase() === 'password' ||
+      /(^|\\s)(current-password|new-password|one-time-code|cc-[a-z-]+)(\\s|$)/i.test(el.getAttribute('autocomplete') || '');
+    return secret && el.value !== '' ? '[redacted]' : String(el.value);
+  }`,
+  attribute: '(el, name) => el.getAttribute(name)',
+  box: '(el) => { const r = el.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; }',
+  visible:
+    '(el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el); return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none" && Number(s.opacity) !== 0; }',
+  enabled:
+    '(el) => !(el.disabled === true || el.closest("fieldset:disabled") !== null || el.getAttribute("aria-disabled") === "true")',
+  checked:
+    '(el) => ("checked" in el && (el.type === "checkbox" || el.type === "radio") ? el.checked === true : el.getAttribute("aria-checked") === "true")',
+  tag: '(el) => el.localName',
+};
+
+type SelectorResult = { bad: string } | { count: number; value?: unknown };
+
+/** `({selector, kind, arg}) => SelectorResult`, built per reader so the page gets plain source. */
+const bySelector = new Map<ElementReadKind, (a: { selector: string; arg: unknown }) => SelectorResult>();
+function selectorReader(kind: ElementReadKind) {
+  let fn = bySelector.get(kind);
+  if (!fn) {
+    fn = new Function(
+      'a',
+      `let list;
+       try { list = document.querySelectorAll(a.selector); } catch (e) { return { bad: String((e && e.message) || e) }; }
+       if (list.length === 0) return { count: 0 };
+       return { count: list.length, value: (${READERS[kind]})(list[0], a.arg) };`,
+    ) as (a: { selector: string; arg: unknown }) => SelectorResult;
+    bySelector.set(kind, fn);
+  }
+  return fn;
+}
+
+const countFunction = new Function(
+  'a',
+  'try { return document.querySelectorAll(a.selector).length; } catch (e) { return { bad: String((e && e.message) || e) }; }',
+) as (a: { selector: string }) => number | { bad: string };
+
+function invalidSelector(selector: string, why: string): TabwrightError {
+  return new TabwrightError(
+    'invalid_selector',
+    `"${selector}" is not a valid CSS selector (${why}). Fix the selector.`,
+    {
+      details: { field: 'selector', selector, cause: why },
+    },
+  );
+}
+
+export async function readElement(
+  page: Page,
+  target: ReadTarget,
+  kind: ElementReadKind,
+  arg: unknown = null,
+  opts?: OperationOptions,
+): Promise<ElementRead> {
+  page.assertPageAllowed();
+  if ('element_ref' in target) {
+    const value = await page.run('page.read_element', 'read', opts, (d) =>
+      evaluateOnRef(page, target.element_ref, READERS[kind], arg, d),
+    );
+    return { value, match_count: 1 };
+  }
+  const r = await page.run('page.read_element', 'read', opts, (d) => {
+    const frame = target.frame ? frameById(page, target.frame) : page.backend.frames()[0]!;
+    return frame.evaluate(
+      selectorReader(kind),
+      { selector: target.selector, arg },
+      Math.max(1, d.remaining()),
+    );
+  });
+  if ('bad' in r) throw invalidSelector(target.selector, r.bad);
+  if (r.count === 0) {
+    throw new TabwrightError(
+      'element_not_found',
+      `No element matches "${target.selector}". Take a snapshot to see what the page shows, or wait for the element first.`,
+      { details: { field: 'selector', selector: target.selector, match_count: 0 } },
+    );
+  }
+  return { value: r.value, match_count: r.count };
+}
+
+/** How many elements `selector` matches in the main document or in `frame`. */
+export async function countMatches(
+  page: Page,
+  selector: string,
+  opts: OperationOptions & { frame?: string } = {},
+): Promise<number> {
+  page.assertPageAllowed();
+  const r = await page.run('page.count', 'read', opts, (d) => {
+    const frame = opts.frame ? frameById(page, opts.frame) : page.backend.frames()[0]!;
+    return frame.evaluate(countFunction, { selector }, Math.max(1, d.remaining()));
+  });
+  if (typeof r !== 'number') throw invalidSelector(selector, r.bad);
+  return r;
+}
