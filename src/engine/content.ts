@@ -1,5 +1,6 @@
 import type { OperationOptions } from './deadline.js';
 import { TabwrightError } from './errors.js';
+import { frameById } from './frames.js';
 import type { Page } from './page.js';
 
 /**
@@ -50,14 +51,22 @@ function readInPage(arg: { selector: string | null; kind: 'text' | 'html' }): Re
   return { ok: true, content: text, count: list.length };
 }
 
+/** Where a read looks: the main document, or the frame with this engine frame id. */
+export type ReadOptions = OperationOptions & { frame?: string };
+
 async function read(
   page: Page,
   kind: 'text' | 'html',
   selector: string | undefined,
-  opts?: OperationOptions,
+  opts: ReadOptions = {},
 ): Promise<ContentRead> {
   page.assertPageAllowed();
-  const r = await page.evaluate(`page.read_${kind}`, readInPage, { selector: selector ?? null, kind }, opts);
+  const arg = { selector: selector ?? null, kind };
+  const r = opts.frame
+    ? await page.run(`page.read_${kind}`, 'read', opts, (d) =>
+        frameById(page, opts.frame!).evaluate(readInPage, arg, Math.max(1, d.remaining())),
+      )
+    : await page.evaluate(`page.read_${kind}`, readInPage, arg, opts);
   if (!r.ok) {
     if (r.reason === 'invalid') {
       throw new TabwrightError(
@@ -78,13 +87,34 @@ async function read(
 }
 
 /** The rendered text (innerText) of the page or of the first element matching `selector`. */
-export function readText(page: Page, selector?: string, opts?: OperationOptions): Promise<ContentRead> {
+export function readText(page: Page, selector?: string, opts?: ReadOptions): Promise<ContentRead> {
   return read(page, 'text', selector, opts);
 }
 
 /** The HTML (outerHTML, with the doctype for the whole page) of the page or of the first match. */
-export function readHtml(page: Page, selector?: string, opts?: OperationOptions): Promise<ContentRead> {
+export function readHtml(page: Page, selector?: string, opts?: ReadOptions): Promise<ContentRead> {
   return read(page, 'html', selector, opts);
+}
+
+export interface PageLink {
+  /** The link's rendered text, trimmed, at most 200 characters. */
+  text: string;
+  /** The absolute URL. */
+  href: string;
+}
+
+/** The links of the main document in document order (`a[href]`), at most `limit`. */
+export function readLinks(page: Page, limit = 500, opts?: OperationOptions): Promise<PageLink[]> {
+  page.assertPageAllowed();
+  return page.evaluate(
+    'page.read_links',
+    (max: number) =>
+      Array.from(document.querySelectorAll<HTMLAnchorElement>('a[href]'))
+        .slice(0, max)
+        .map((a) => ({ text: (a.innerText || '').trim().slice(0, 200), href: a.href })),
+    limit,
+    opts,
+  );
 }
 
 /** Scrolls the page to document coordinates (CSS px, clamped by the browser); returns where it ended. */

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { readLinks, readText } from '../../../engine/content.js';
 import { TabwrightError } from '../../../engine/errors.js';
 import { pageFrames } from '../../../engine/frames.js';
 import type { SnapshotNode } from '../../../snapshot/index.js';
@@ -123,20 +124,14 @@ const executeJs = def({
   },
 });
 
-const INNER_TEXT = `(() => {
-  const b = document.body;
-  return b ? b.innerText : document.documentElement ? document.documentElement.innerText : '';
-})()`;
-
 async function innerText(ctx: MethodContext, selector?: string, frame?: string): Promise<string> {
-  const src = selector
-    ? `(() => { const el = document.querySelector(${JSON.stringify(selector)}); return el ? el.innerText ?? el.textContent : null; })()`
-    : INNER_TEXT;
-  const v = await pageOf(ctx).evaluateScript(src, { timeoutMs: 15_000, frame });
-  if (v.value === null) {
-    throw fail(ctx.method, 'ELEMENT_NOT_FOUND', `选择器 ${selector} 没有匹配到元素`, { selector });
+  try {
+    return (await readText(pageOf(ctx), selector, { timeoutMs: 15_000, frame })).content;
+  } catch (err) {
+    if (err instanceof TabwrightError && err.code === 'element_not_found' && selector !== undefined)
+      throw fail(ctx.method, 'ELEMENT_NOT_FOUND', `选择器 ${selector} 没有匹配到元素`, { selector });
+    throw err;
   }
-  return String(v.value ?? '');
 }
 
 const extractStructuredData = def({
@@ -158,11 +153,7 @@ const extractStructuredData = def({
       limit,
     };
     if (p.extractLinks) {
-      const links = await pageOf(ctx).evaluateScript(
-        `Array.from(document.querySelectorAll('a[href]')).slice(0, 500).map(a => ({ text: (a.innerText || '').trim().slice(0, 200), href: a.href }))`,
-        { timeoutMs: 10_000 },
-      );
-      data.links = links.value;
+      data.links = await readLinks(pageOf(ctx), 500, { timeoutMs: 10_000 });
     }
     return data;
   },
