@@ -25,10 +25,20 @@ type ReadResult =
 
 function readInPage(arg: { selector: string | null; kind: 'text' | 'html' }): ReadResult {
   const doc = document;
+  // Secret fields' value attributes (a server-filled password, a one-time code) never leave the page.
+  const html = (el: Element): string => {
+    const secret =
+      'input[type=password][value], input[value][autocomplete~="one-time-code" i], input[value][autocomplete*="password" i], input[value][autocomplete^="cc-" i]';
+    if (!el.matches(secret) && !el.querySelector(secret)) return el.outerHTML;
+    const clone = el.cloneNode(true) as Element;
+    for (const s of [clone, ...clone.querySelectorAll(secret)])
+      if (s.matches(secret)) s.removeAttribute('value');
+    return clone.outerHTML;
+  };
   if (arg.selector === null) {
     if (arg.kind === 'html') {
       const dt = doc.doctype ? `<!DOCTYPE ${doc.doctype.name}>\n` : '';
-      return { ok: true, content: dt + doc.documentElement.outerHTML, count: 1 };
+      return { ok: true, content: dt + html(doc.documentElement), count: 1 };
     }
     return {
       ok: true,
@@ -45,7 +55,7 @@ function readInPage(arg: { selector: string | null; kind: 'text' | 'html' }): Re
   }
   const el = list[0];
   if (!el) return { ok: false, reason: 'none', message: '' };
-  if (arg.kind === 'html') return { ok: true, content: el.outerHTML, count: list.length };
+  if (arg.kind === 'html') return { ok: true, content: html(el), count: list.length };
   // biome-ignore lint/performance/useDomNodeTextContent: rendered text is what a text read means
   const text = el instanceof HTMLElement ? el.innerText : (el.textContent ?? '');
   return { ok: true, content: text, count: list.length };

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readHtml } from '../../engine/content.js';
 import type { SessionRequest } from '../../engine/engine.js';
 import { TabwrightError } from '../../engine/errors.js';
 import type { Session } from '../../engine/session.js';
@@ -206,18 +207,7 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
       if (r.diff) out.diff = r.diff;
       if (include_dom) out.provider_data = { model: r.model, frames: r.frames, viewport: r.viewport };
       if (include_html) {
-        out.html = await page.evaluate(
-          'page.snapshot.html',
-          () => {
-            // Secrets never leave the page: value attributes of password and one-time-code inputs are dropped.
-            const clone = document.documentElement.cloneNode(true) as Element;
-            for (const el of clone.querySelectorAll('input[type=password], [autocomplete=one-time-code]'))
-              el.removeAttribute('value');
-            return `<!DOCTYPE html>\n${clone.outerHTML}`;
-          },
-          null,
-          opts,
-        );
+        out.html = (await readHtml(page, undefined, opts)).content;
       }
       if (include_screenshot) {
         const shot = await page.screenshot({}, opts);
