@@ -24,41 +24,37 @@ type ReadResult =
   | { ok: false; reason: 'invalid' | 'none'; message: string };
 
 function readInPage(arg: { selector: string | null; kind: 'text' | 'html' }): ReadResult {
+  // No named inner functions: this runs from its source text in the page.
   const doc = document;
-  // Secret fields' value attributes (a server-filled password, a one-time code) never leave the page.
-  const html = (el: Element): string => {
-    const secret =
-      'input[type=password][value], input[value][autocomplete~="one-time-code" i], input[value][autocomplete*="password" i], input[value][autocomplete^="cc-" i]';
-    if (!el.matches(secret) && !el.querySelector(secret)) return el.outerHTML;
-    const clone = el.cloneNode(true) as Element;
-    for (const s of [clone, ...clone.querySelectorAll(secret)])
-      if (s.matches(secret)) s.removeAttribute('value');
-    return clone.outerHTML;
-  };
-  if (arg.selector === null) {
-    if (arg.kind === 'html') {
-      const dt = doc.doctype ? `<!DOCTYPE ${doc.doctype.name}>\n` : '';
-      return { ok: true, content: dt + html(doc.documentElement), count: 1 };
+  let el: Element = doc.documentElement;
+  let count = 1;
+  if (arg.selector !== null) {
+    let list: NodeListOf<Element>;
+    try {
+      list = doc.querySelectorAll(arg.selector);
+    } catch (err) {
+      return { ok: false, reason: 'invalid', message: err instanceof Error ? err.message : String(err) };
     }
-    return {
-      ok: true,
-      // biome-ignore lint/performance/useDomNodeTextContent: rendered text is what a text read means
-      content: doc.body ? doc.body.innerText : (doc.documentElement.textContent ?? ''),
-      count: 1,
-    };
+    if (!list[0]) return { ok: false, reason: 'none', message: '' };
+    el = list[0];
+    count = list.length;
   }
-  let list: NodeListOf<Element>;
-  try {
-    list = doc.querySelectorAll(arg.selector);
-  } catch (err) {
-    return { ok: false, reason: 'invalid', message: err instanceof Error ? err.message : String(err) };
+  if (arg.kind === 'text') {
+    const from = arg.selector === null ? doc.body : el;
+    // biome-ignore lint/performance/useDomNodeTextContent: rendered text is what a text read means
+    const text = from instanceof HTMLElement ? from.innerText : (el.textContent ?? '');
+    return { ok: true, content: text, count };
   }
-  const el = list[0];
-  if (!el) return { ok: false, reason: 'none', message: '' };
-  if (arg.kind === 'html') return { ok: true, content: html(el), count: list.length };
-  // biome-ignore lint/performance/useDomNodeTextContent: rendered text is what a text read means
-  const text = el instanceof HTMLElement ? el.innerText : (el.textContent ?? '');
-  return { ok: true, content: text, count: list.length };
+  // Secret fields' value attributes (a server-filled password, a one-time code) never leave the page.
+  const secret =
+    'input[type=password][value], input[value][autocomplete~="one-time-code" i], input[value][autocomplete*="password" i], input[value][autocomplete^="cc-" i]';
+  let out = el;
+  if (el.matches(secret) || el.querySelector(secret)) {
+    out = el.cloneNode(true) as Element;
+    for (const s of [out, ...out.querySelectorAll(secret)]) if (s.matches(secret)) s.removeAttribute('value');
+  }
+  const doctype = arg.selector === null && doc.doctype ? `<!DOCTYPE ${doc.doctype.name}>\n` : '';
+  return { ok: true, content: doctype + out.outerHTML, count };
 }
 
 /** Where a read looks: the main document, or the frame with this engine frame id. */

@@ -1,4 +1,5 @@
-import { evaluateOnRef } from '../snapshot/refs.js';
+import type { BackendFrame } from '../backends/backend.js';
+import { evaluateOnRef, targetOf } from '../snapshot/refs.js';
 import type { OperationOptions } from './deadline.js';
 import { TabwrightError } from './errors.js';
 import { frameById } from './frames.js';
@@ -21,7 +22,11 @@ export type ElementReadKind =
   | 'visible'
   | 'enabled'
   | 'checked'
-  | 'tag';
+  | 'tag'
+  /** id, className, href and name attributes. */
+  | 'identity'
+  /** The labels of a <select>'s options (null for other elements). */
+  | 'options';
 
 export type ReadTarget = { element_ref: string } | { selector: string; frame?: string };
 
@@ -50,6 +55,10 @@ const READERS: Record<ElementReadKind, string> = {
   checked:
     '(el) => ("checked" in el && (el.type === "checkbox" || el.type === "radio") ? el.checked === true : el.getAttribute("aria-checked") === "true")',
   tag: '(el) => el.localName',
+  identity:
+    '(el) => ({ id: el.id || null, className: typeof el.className === "string" ? el.className || null : null, href: el.getAttribute("href"), name: el.getAttribute("name") })',
+  options:
+    '(el) => (el instanceof HTMLSelectElement ? Array.from(el.options).map((o) => o.label || o.text) : null)',
 };
 
 type SelectorResult = { bad: string } | { count: number; value?: unknown };
@@ -117,6 +126,58 @@ export async function readElement(
     );
   }
   return { value: r.value, match_count: r.count };
+}
+
+const byRefs = new Map<ElementReadKind, (a: { items: [string, number][]; arg: unknown }) => unknown[]>();
+function refsReader(kind: ElementReadKind) {
+  let fn = byRefs.get(kind);
+  if (!fn) {
+    fn = new Function(
+      'a',
+      `const tw = globalThis[Symbol.for('tabwright.snapshot')];
+       const f = (${READERS[kind]});
+       return a.items.map(([doc, id]) => { const el = tw ? tw.element(doc, id) : null; return el ? f(el, a.arg) : null; });`,
+    ) as (a: { items: [string, number][]; arg: unknown }) => unknown[];
+    byRefs.set(kind, fn);
+  }
+  return fn;
+}
+
+/**
+ * The same read over many refs at once, one round trip per frame (a page's
+ * worth of elements for an index listing). A stale ref reads as null here
+ * rather than failing the whole list.
+ */
+export async function readElements(
+  page: Page,
+  refs: string[],
+  kind: ElementReadKind,
+  arg: unknown = null,
+  opts?: OperationOptions,
+): Promise<unknown[]> {
+  page.assertPageAllowed();
+  return page.run('page.read_elements', 'read', opts, async (d) => {
+    const out: unknown[] = refs.map(() => null);
+    const byFrame = new Map<BackendFrame, { at: number[]; items: [string, number][] }>();
+    refs.forEach((ref, at) => {
+      try {
+        const { target, frame } = targetOf(page, ref);
+        let g = byFrame.get(frame);
+        if (!g) byFrame.set(frame, (g = { at: [], items: [] }));
+        g.at.push(at);
+        g.items.push([target.doc, target.id]);
+      } catch {
+        // A stale ref stays null.
+      }
+    });
+    for (const [frame, g] of byFrame) {
+      const values = await frame
+        .evaluate(refsReader(kind), { items: g.items, arg }, Math.max(1, d.remaining()))
+        .catch(() => null);
+      if (values) g.at.forEach((at, i) => (out[at] = values[i] ?? null));
+    }
+    return out;
+  });
 }
 
 /** How many elements `selector` matches in the main document or in `frame`. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Target } from '../../../engine/actions/types.js';
+import { readElement } from '../../../engine/element-reads.js';
 import type { Data } from '../envelope.js';
 import { actionSummary } from '../render/receipts.js';
 import { act, clickSpec, indexTarget, receiptData } from './act.js';
@@ -188,13 +189,11 @@ const getDropdownOptions = def({
   schema: z.object({ index: indexSchema }),
   async run(ctx, p) {
     const t = indexTarget(ctx, p.index);
-    const options = await pageOf(ctx).evaluateRef(
-      t.ref,
-      (el: Element) =>
-        el instanceof HTMLSelectElement ? Array.from(el.options).map((o) => o.label || o.text) : null,
-      null,
-      { timeoutMs: READ_TIMEOUT_MS },
-    );
+    const options = (
+      await readElement(pageOf(ctx), { element_ref: t.ref }, 'options', null, {
+        timeoutMs: READ_TIMEOUT_MS,
+      })
+    ).value as string[] | null;
     if (options === null) {
       throw fail(ctx.method, 'ACTION_FAILED', `索引 ${p.index} 不是下拉框（select）`, { index: p.index });
     }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import { readElements } from '../../../engine/element-reads.js';
 import { pageFrames } from '../../../engine/frames.js';
 import type { SnapshotNode, SnapshotResult } from '../../../snapshot/index.js';
 import type { Data } from '../envelope.js';
@@ -186,39 +187,33 @@ const getInteractiveMap = def({
   async run(ctx) {
     const snap = requireSnapshot(ctx);
     const page = sessionOf(ctx).page();
-    const elements = await Promise.all(
-      snap.refs.map(async (ref, index) => {
-        const info = snap.info[index]!;
-        const attrs = await page
-          .evaluateRef(
-            ref,
-            (el: Element) => ({
-              id: el.id || null,
-              className: typeof el.className === 'string' ? el.className || null : null,
-              href: el.getAttribute('href'),
-              name: el.getAttribute('name'),
-            }),
-            null,
-            { timeoutMs: 5_000 },
-          )
-          .catch(() => null);
-        return {
-          index,
-          tag: info.tag,
-          ref,
-          selector: info.selector,
-          id: attrs?.id ?? undefined,
-          className: attrs?.className ?? undefined,
-          href: attrs?.href ?? undefined,
-          name: attrs?.name ?? undefined,
-          text: info.text || info.name || undefined,
-          hasListeners: null,
-          listeners: [],
-          frame: info.frame,
-          resolved: attrs === null ? false : undefined,
-        };
-      }),
-    );
+    const identities = (await readElements(page, snap.refs, 'identity', null, { timeoutMs: 10_000 }).catch(
+      () => snap.refs.map(() => null),
+    )) as ({
+      id: string | null;
+      className: string | null;
+      href: string | null;
+      name: string | null;
+    } | null)[];
+    const elements = snap.refs.map((ref, index) => {
+      const info = snap.info[index]!;
+      const attrs = identities[index];
+      return {
+        index,
+        tag: info.tag,
+        ref,
+        selector: info.selector,
+        id: attrs?.id ?? undefined,
+        className: attrs?.className ?? undefined,
+        href: attrs?.href ?? undefined,
+        name: attrs?.name ?? undefined,
+        text: info.text || info.name || undefined,
+        hasListeners: null,
+        listeners: [],
+        frame: info.frame,
+        resolved: attrs === null ? false : undefined,
+      };
+    });
     return { count: elements.length, elements };
   },
 });
