@@ -1,28 +1,11 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import type { Engine, Page, Session } from '../src/index.js';
-import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
-import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import { beforeEach, describe, test } from 'node:test';
+import { engineTestEnv, rejectsWith } from './helpers/engine.js';
 
-let server: FixtureServer;
-let engine: Engine;
-let session: Session;
-let page: Page;
-const home = tempHome();
-
-before(async () => {
-  server = await startFixtureServer();
-  engine = newEngine(home.dir);
-  session = await engine.startSession();
-  page = session.page();
-});
-after(async () => {
-  await engine.close();
-  await server.close();
-  home.cleanup();
-});
+const { server, engine, session, home } = await engineTestEnv();
+const page = session.page();
 
 async function load(name = 'form.html'): Promise<void> {
   await page.open(`${server.url}/fixtures/actions/${name}`);
@@ -221,7 +204,7 @@ describe('actions', () => {
   });
 
   test('set files on a file input', async () => {
-    const file = join(home.dir, 'upload.txt');
+    const file = join(home, 'upload.txt');
     writeFileSync(file, 'hello');
     await page.act({ selector: '#file' }, { action: 'set_files', files: [file] });
     assert.equal(await status(), 'files 1 upload.txt');

@@ -1,28 +1,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ChromiumPage } from '../src/backends/chromium/chromium-page.js';
-import type { Engine, Page, Session } from '../src/index.js';
-import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
-import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import type { Page } from '../src/index.js';
+import { engineTestEnv, rejectsWith } from './helpers/engine.js';
 
-let server: FixtureServer;
-let engine: Engine;
-let session: Session;
-const home = tempHome();
-
-before(async () => {
-  server = await startFixtureServer();
-  engine = newEngine(home.dir);
-  session = await engine.startSession({}, { timeoutMs: 30_000 });
-});
-
-after(async () => {
-  await engine.close();
-  await server.close();
-  home.cleanup();
-});
+const { server, engine, session, home } = await engineTestEnv();
 
 type DialogWindow = Record<'doAlert' | 'doConfirm' | 'doPrompt', () => void>;
 
@@ -197,7 +181,7 @@ describe('downloads', () => {
     assert.match(d.download_id, /^dl_/);
     assert.equal(d.suggested_filename, 'report.txt');
     assert.equal(d.url, `${server.url}/fixtures/downloads/file.txt`);
-    assert.equal(d.path, join(home.dir, 'downloads', session.id, 'report.txt'));
+    assert.equal(d.path, join(home, 'downloads', session.id, 'report.txt'));
     assert.equal(readFileSync(d.path, 'utf8'), 'hello download\n');
     assert.equal(d.size, 15);
     assert.equal(d.page_id, page.id);
@@ -213,7 +197,7 @@ describe('downloads', () => {
     const since = session.downloads.lastSeq;
     await download(page, 'downloadFile');
     const d = await session.waitForDownload({}, { timeoutMs: 10_000 });
-    assert.equal(d.path, join(home.dir, 'downloads', session.id, 'report (1).txt'));
+    assert.equal(d.path, join(home, 'downloads', session.id, 'report (1).txt'));
     assert.ok(existsSync(d.path));
     assert.equal(session.listDownloads(since).length, 1);
   });

@@ -1,27 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { PageRawChannel } from '../src/engine/raw.js';
 import { type SessionEvent, watchSession } from '../src/engine/session-events.js';
-import type { Engine, Session } from '../src/index.js';
-import { newEngine, tempHome } from './helpers/engine.js';
-import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import { engineTestEnv } from './helpers/engine.js';
 
-let server: FixtureServer;
-let engine: Engine;
-let session: Session;
-const home = tempHome();
-
-before(async () => {
-  server = await startFixtureServer();
-  engine = newEngine(home.dir);
-  session = await engine.startSession({}, { timeoutMs: 30_000 });
-});
-
-after(async () => {
-  await engine.close();
-  await server.close();
-  home.cleanup();
-});
+const { server, session } = await engineTestEnv();
 
 function nextEvent(
   events: SessionEvent[],

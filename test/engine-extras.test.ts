@@ -1,26 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Engine, Page, Session } from '../src/index.js';
-import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
-import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import { before, describe, test } from 'node:test';
+import { engineTestEnv, rejectsWith } from './helpers/engine.js';
 
-let server: FixtureServer;
-let engine: Engine;
-let session: Session;
-let page: Page;
-const home = tempHome();
-
-before(async () => {
-  server = await startFixtureServer();
-  engine = newEngine(home.dir);
-  session = await engine.startSession();
-  page = session.page();
-});
-after(async () => {
-  await engine.close();
-  await server.close();
-  home.cleanup();
-});
+const { server, session } = await engineTestEnv();
+const page = session.page();
 
 describe('console', () => {
   test('messages and uncaught errors with levels, seq and filters', async () => {

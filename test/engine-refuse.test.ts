@@ -1,25 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Engine, Session } from '../src/index.js';
-import { newEngine, tempHome } from './helpers/engine.js';
-import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import { describe, test } from 'node:test';
+import { engineTestEnv } from './helpers/engine.js';
 
-let server: FixtureServer;
-let engine: Engine;
-let session: Session;
-const home = tempHome();
-
-before(async () => {
-  server = await startFixtureServer();
-  engine = newEngine(home.dir);
-  session = await engine.startSession({}, { timeoutMs: 30_000 });
-});
-
-after(async () => {
-  await engine.close();
-  await server.close();
-  home.cleanup();
-});
+const { server, session } = await engineTestEnv();
 
 type Refusal = { code: string; details: { reason: string; status: string; sensitive?: string } };
 

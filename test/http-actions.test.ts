@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type DoorHarness, doorHarness, type Json } from './helpers/http.js';
+import { type DoorHarness, doorHarness } from './helpers/http.js';
 
 let h: DoorHarness;
 let id: string;

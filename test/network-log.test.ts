@@ -1,27 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { urlMatcher } from '../src/engine/network-log.js';
-import type { Engine, Page, Session } from '../src/index.js';
-import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
-import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import { engineTestEnv, rejectsWith } from './helpers/engine.js';
 
-let server: FixtureServer;
-let engine: Engine;
-let session: Session;
-let page: Page;
-const home = tempHome();
+const { server, engine, session } = await engineTestEnv();
+const page = session.page();
 
 before(async () => {
-  server = await startFixtureServer();
-  engine = newEngine(home.dir);
-  session = await engine.startSession();
-  page = session.page();
   await page.open(`${server.url}/fixtures/nav/a.html`);
-});
-after(async () => {
-  await engine.close();
-  await server.close();
-  home.cleanup();
 });
 
 describe('request log', () => {

@@ -1,27 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { after, before, describe, test } from 'node:test';
-import type { Engine, Page, Session } from '../src/index.js';
+import { describe, test } from 'node:test';
+import type { Page } from '../src/index.js';
 import type { SnapshotNode, SnapshotResult } from '../src/snapshot/index.js';
-import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
-import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import { engineTestEnv, rejectsWith } from './helpers/engine.js';
 
-let server: FixtureServer;
-let engine: Engine;
-let session: Session;
-const home = tempHome();
-
-before(async () => {
-  server = await startFixtureServer();
-  engine = newEngine(home.dir);
-  session = await engine.startSession({}, { timeoutMs: 30_000 });
-});
-
-after(async () => {
-  await engine.close();
-  await server.close();
-  home.cleanup();
-});
+const { server, session } = await engineTestEnv();
 
 const fixture = (name: string) => `${server.url}/fixtures/snapshot/${name}`;
 

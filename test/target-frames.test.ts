@@ -1,30 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 import { TabwrightError } from '../src/engine/errors.js';
 import { frameById, pageFrames } from '../src/engine/frames.js';
-import type { Engine, Page, Session } from '../src/index.js';
-import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
-import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import type { Page } from '../src/index.js';
+import { engineTestEnv, rejectsWith } from './helpers/engine.js';
 
 /** Target.frame (selector / text inside an iframe), Target.nth, and scripts in a frame. */
 
-let server: FixtureServer;
-let engine: Engine;
-let session: Session;
-let page: Page;
-const home = tempHome();
-
-before(async () => {
-  server = await startFixtureServer();
-  engine = newEngine(home.dir);
-  session = await engine.startSession();
-  page = session.page();
-});
-after(async () => {
-  await engine.close();
-  await server.close();
-  home.cleanup();
-});
+const { server, session } = await engineTestEnv();
+const page = session.page();
 
 const childId = () => {
   const f = pageFrames(page).find((x) => x.url.endsWith('/frame-child.html'));

@@ -1,26 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { ElementResolver } from '../src/engine/waits.js';
-import type { Engine, Page, Session } from '../src/index.js';
-import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
-import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import type { Page } from '../src/index.js';
+import { engineTestEnv, rejectsWith } from './helpers/engine.js';
 
-let server: FixtureServer;
-let engine: Engine;
-let session: Session;
-const home = tempHome();
-
-before(async () => {
-  server = await startFixtureServer();
-  engine = newEngine(home.dir);
-  session = await engine.startSession({}, { timeoutMs: 30_000 });
-});
-
-after(async () => {
-  await engine.close();
-  await server.close();
-  home.cleanup();
-});
+const { server, session } = await engineTestEnv();
 
 /** Opens the waits fixture and runs `script` there (it schedules the changes the wait sees). */
 async function fixture(script = ''): Promise<Page> {
