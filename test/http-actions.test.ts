@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { type DoorHarness, doorHarness } from './helpers/http.js';
+import { test } from 'node:test';
+import { doorTestEnv } from './helpers/http.js';
 
-let h: DoorHarness;
-let id: string;
-
-before(async () => {
-  h = await doorHarness();
-  id = await h.start();
-});
-after(async () => h?.close());
+const { h, id } = await doorTestEnv();
 
 async function fresh(): Promise<string> {
   await h.ok(id, 'go_to_url', { url: h.page('form.html') });

@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { type DoorHarness, doorHarness, type Json } from './helpers/http.js';
+import { test } from 'node:test';
+import { doorTestEnv, type Json } from './helpers/http.js';
 
-let h: DoorHarness;
-let id: string;
-
-before(async () => {
-  h = await doorHarness();
-  id = await h.start();
-});
-after(async () => h?.close());
+const { h, id } = await doorTestEnv();
 
 function pngs(): string[] {
   const dir = join(h.home, 'data', id);

@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { type DoorHarness, doorHarness, type Json } from './helpers/http.js';
+import { test } from 'node:test';
+import { doorTestEnv, type Json } from './helpers/http.js';
 
-let h: DoorHarness;
-let id: string;
-
-before(async () => {
-  h = await doorHarness();
-  id = await h.start();
-});
-after(async () => h?.close());
+const { h, id } = await doorTestEnv();
 
 test('navigation family: navigate, back / forward, reload, wait, get_page_snapshot; no-history message', async () => {
   const fresh = await h.start();

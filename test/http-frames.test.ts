@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, test } from 'node:test';
-import { type DoorHarness, doorHarness } from './helpers/http.js';
+import { beforeEach, test } from 'node:test';
+import { doorTestEnv } from './helpers/http.js';
 
 /** `frame` (list_frames index or URL / name substring) and `nth` on selector and script methods (§8.19). */
 
-let h: DoorHarness;
-let id: string;
-
-before(async () => {
-  h = await doorHarness();
-  id = await h.start();
-});
-after(async () => h?.close());
+const { h, id } = await doorTestEnv();
 beforeEach(async () => {
   await h.ok(id, 'go_to_url', { url: h.page('frame-targets.html') });
 });

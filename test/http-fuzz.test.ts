@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { parseSteps } from '../src/doors/http/batch.js';
 import { CommandFailure } from '../src/doors/http/envelope.js';
-import { type DoorHarness, doorHarness } from './helpers/http.js';
+import { doorTestEnv } from './helpers/http.js';
 
-let h: DoorHarness;
-let id: string;
-
-before(async () => {
-  h = await doorHarness();
-  id = await h.start();
-});
-after(async () => h?.close());
+const { h, id } = await doorTestEnv();
 
 /** A tiny deterministic PRNG (mulberry32), so failures are reproducible. */
 function rng(seed: number): () => number {

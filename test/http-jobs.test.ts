@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { substitute } from '../src/doors/http/recipes.js';
-import { type DoorHarness, doorHarness, type Json } from './helpers/http.js';
+import { doorTestEnv, type Json } from './helpers/http.js';
 
-let h: DoorHarness;
-let id: string;
-
-before(async () => {
-  h = await doorHarness();
-  id = await h.start();
-});
-after(async () => h?.close());
+const { h, id } = await doorTestEnv();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { type DoorHarness, doorHarness, type Json } from './helpers/http.js';
+import { test } from 'node:test';
+import { doorTestEnv, type Json } from './helpers/http.js';
 
-let h: DoorHarness;
-let id: string;
-
-before(async () => {
-  h = await doorHarness();
-  id = await h.start();
-});
-after(async () => h?.close());
+const { h, id } = await doorTestEnv();
 
 async function state(params: Json = {}): Promise<Json> {
   return h.ok(id, 'get_browser_state', { viewportExpansion: -1, ...params });

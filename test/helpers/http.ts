@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { after } from 'node:test';
 import { type HttpServer, type HttpServerOptions, startHttpServer } from '../../src/doors/http/server.js';
 import type { Engine } from '../../src/index.js';
 import { newEngine, tempHome } from './engine.js';
@@ -80,4 +81,11 @@ export async function doorHarness(opts: HttpServerOptions = {}): Promise<DoorHar
     },
   };
   return harness;
+}
+
+/** A door harness with one started task at the top of a test file, closed after the file's tests. */
+export async function doorTestEnv(opts: HttpServerOptions = {}): Promise<{ h: DoorHarness; id: string }> {
+  const h = await doorHarness(opts);
+  after(async () => h.close());
+  return { h, id: await h.start() };
 }
