@@ -30,7 +30,14 @@ describe('engine: file choosers and renderer crashes', () => {
     const stop = watchSession(session, (e) => events.push(e));
     try {
       const before = page.fileChoosers.lastSeq;
-      await page.act({ selector: '#choose' }, { action: 'click' });
+      const receipt = await page.act({ selector: '#choose' }, { action: 'click' });
+      // The receipt says what opened, so the caller knows files are wanted next.
+      assert.deepEqual(receipt.file_chooser, {
+        multiple: true,
+        accept: '.pdf,image/*',
+        input: { id: 'files', name: null, label: 'Attachments', selector: '#files' },
+      });
+      assert.equal(receipt.changed, true);
       const ev = await nextEvent(events, 'page.file_chooser');
       assert.deepEqual(ev, {
         event: 'page.file_chooser',

@@ -266,6 +266,8 @@ export interface BackendPage {
    * and nothing is reported.
    */
   onFileChooser(listener: (chooser: BackendFileChooser) => void): void;
+  /** Whether file choosers are intercepted and reported (known once onFileChooser has set up). */
+  interceptsFileChoosers(): boolean;
   onNetwork(listener: (event: NetworkEvent) => void): void;
   /** Console messages and uncaught errors of the page's documents. */
   onConsole(listener: (message: BackendConsoleMessage) => void): void;

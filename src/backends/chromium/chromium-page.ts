@@ -344,12 +344,19 @@ export class ChromiumPage implements BackendPage {
     });
   }
 
+  private choosersIntercepted = false;
+
+  interceptsFileChoosers(): boolean {
+    return this.choosersIntercepted;
+  }
+
   onFileChooser(listener: (chooser: BackendFileChooser) => void): void {
     // Subscribing makes Playwright intercept the page's file choosers (no native dialog). Only where no
     // native dialog could be seen anyway: a headed browser keeps its dialog for the person at the screen.
     void isHeadless(this.pw)
       .then((headless) => {
         if (!headless || this.pw.isClosed()) return;
+        this.choosersIntercepted = true;
         this.pw.on('filechooser', (fc) => {
           const el = fc.element();
           void (async () => {

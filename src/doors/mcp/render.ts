@@ -72,6 +72,10 @@ export function renderReceipt(r: Receipt, extra?: string): string {
     out.push(`value: ${JSON.stringify(c.value.before)} → ${JSON.stringify(c.value.after)}`);
   for (const p of c.new_pages) out.push(`new tab ${p.page_id}: ${p.url}`);
   if (r.dialog) out.push(`dialog ${r.dialog.type}: ${q(r.dialog.message)}`);
+  if (r.file_chooser)
+    out.push(
+      `file chooser opened for ${r.file_chooser.input.selector ?? 'a file input'} (nothing chosen; set files on that input)`,
+    );
   for (const d of r.downloads) out.push(`download ${d.download_id}: ${d.suggested_filename}`);
   if (r.verification && !r.verification.satisfied) out.push('verify: not satisfied');
   if (r.hint) out.push(`hint: ${r.hint}`);

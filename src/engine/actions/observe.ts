@@ -74,7 +74,7 @@ export async function settle(
   pin: { doc: string; id: number } | undefined,
   value: 'value' | 'checked' | null,
   beforeUrl: string | undefined,
-  arrived: { popup: () => boolean; download: () => boolean },
+  arrived: { popup: () => boolean; download: () => boolean; fileChooser: () => boolean },
   /** Keep observing at least this long even when the page is quiet (a fixed window, e.g. the HTTP door's 500 ms). */
   minMs = 0,
   quietMs = QUIET_MS,
@@ -89,6 +89,7 @@ export async function settle(
   let targetGone = false;
   let expectPopup = false;
   let expectDownload = false;
+  let expectChooser = false;
   for (let round = 0; ; round++) {
     const left = Math.max(0, capMs - (Date.now() - started));
     try {
@@ -99,7 +100,7 @@ export async function settle(
           fingerprint: Fingerprint;
           value: string | boolean | null;
           stale: boolean;
-          expect: { popup: boolean; download: boolean };
+          expect: { popup: boolean; download: boolean; fileChooser: boolean };
         }>(
           frame,
           {
@@ -121,6 +122,7 @@ export async function settle(
       targetGone = r.stale;
       expectPopup ||= r.expect.popup;
       expectDownload ||= r.expect.download;
+      expectChooser ||= r.expect.fileChooser;
     } catch {
       // The document went away (navigation) or the page is blocked (a held dialog).
       const replaced = frame.isDetached() || (beforeUrl !== undefined && frame.url() !== beforeUrl);
@@ -134,16 +136,22 @@ export async function settle(
         targetGone: false,
       };
     }
-    // A popup or download the action started arrives outside this document: wait for it, up to the cap.
-    if (expectPopup || expectDownload) {
+    // A popup, download or file chooser the action started arrives outside this document: wait for it.
+    if (expectPopup || expectDownload || expectChooser) {
       // Something is known to be on its way: wait for it past the cap (it is not a guess), bounded.
       const until = started + Math.max(capMs, EXPECTED_ARRIVAL_MS);
       while (Date.now() < until && d.remaining() > 300 && !page.closed) {
-        if ((!expectPopup || arrived.popup()) && (!expectDownload || arrived.download())) break;
+        if (
+          (!expectPopup || arrived.popup()) &&
+          (!expectDownload || arrived.download()) &&
+          (!expectChooser || arrived.fileChooser())
+        )
+          break;
         await new Promise((r) => setTimeout(r, 10));
       }
       expectPopup = false;
       expectDownload = false;
+      expectChooser = false;
     }
     // Requests in flight keep the window open (they may still change the page), up to the cap.
     const elapsed = Date.now() - started;

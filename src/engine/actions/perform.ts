@@ -224,6 +224,9 @@ async function run(
       {
         popup: () => page.session.pages().some((p) => !pagesBefore.has(p.id)),
         download: () => page.session.downloads.lastSeq > marks.downloadSeq,
+        // Only an intercepted chooser is reported; a headed browser shows the native dialog instead.
+        fileChooser: () =>
+          !page.backend.interceptsFileChoosers() || page.fileChoosers.lastSeq > marks.fileChooserSeq,
       },
       Math.min(opts.observe_min_ms ?? 0, capMs),
       quietFor(spec),
@@ -539,6 +542,7 @@ function buildReceipt(o: {
     valueChanged ||
     o.navigated ||
     o.signals.dialog !== null ||
+    o.signals.file_chooser !== null ||
     o.signals.blocked.length > 0 ||
     o.signals.downloads.length > 0;
   const readable = before !== null && after !== null;
@@ -564,6 +568,7 @@ function buildReceipt(o: {
       dom_mutations: o.mutations,
     },
     dialog: o.signals.dialog ? { type: o.signals.dialog.type, message: o.signals.dialog.message } : null,
+    file_chooser: o.signals.file_chooser,
     downloads: o.signals.downloads,
     observation: o.window,
     requests: o.signals.requests,

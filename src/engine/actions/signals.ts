@@ -7,6 +7,7 @@ import type { Page } from '../page.js';
 export interface SignalMarks {
   dialogSeq: number;
   downloadSeq: number;
+  fileChooserSeq: number;
   requestsStarted: number;
   requestsFailed: number;
   blockedSeq: number;
@@ -17,6 +18,7 @@ export function markSignals(page: Page): SignalMarks {
   return {
     dialogSeq: page.dialogs.lastSeq,
     downloadSeq: page.session.downloads.lastSeq,
+    fileChooserSeq: page.fileChoosers.lastSeq,
     requestsStarted: net.started,
     requestsFailed: net.failed,
     blockedSeq: page.session.network.lastSeq,
@@ -28,8 +30,14 @@ export function signalsSince(page: Page, m: SignalMarks) {
   const dialogs = page.dialogs.list(m.dialogSeq);
   const pending = page.dialogs.pending();
   const opened = pending ?? dialogs[dialogs.length - 1] ?? null;
+  const choosers = page.fileChoosers.list(m.fileChooserSeq);
+  const chooser = choosers[choosers.length - 1] ?? null;
   return {
     dialog: opened ? { type: opened.type, message: opened.message, state: opened.state } : null,
+    /** A file chooser the action opened (intercepted in headless browsers: set files on the input next). */
+    file_chooser: chooser
+      ? { multiple: chooser.multiple, accept: chooser.accept, input: chooser.input }
+      : null,
     downloads: page.session.downloads
       .list(m.downloadSeq)
       .map((d) => ({ download_id: d.download_id, suggested_filename: d.suggested_filename })),

@@ -115,6 +115,15 @@ export interface Receipt {
     dom_mutations: number;
   };
   dialog: { type: string; message: string } | null;
+  /**
+   * A file chooser the action opened. A headless browser intercepts it (no one could see the native
+   * dialog) and nothing is chosen: set files on `input.selector` with the set_files action next.
+   */
+  file_chooser: {
+    multiple: boolean;
+    accept: string;
+    input: { id: string | null; name: string | null; label: string | null; selector: string | null };
+  } | null;
   downloads: { download_id: string; suggested_filename: string }[];
   observation: { window_ms: number; cap_ms: number; quiet: boolean };
   requests: { count: number; failed: number };

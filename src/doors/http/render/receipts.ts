@@ -76,6 +76,12 @@ export function clickReceipt(
     data.hint = complete ? NO_CHANGE_HINT : '动作后无法读取页面，请先用 get_browser_state 确认状态';
   if (r.changes.new_pages.length > 0) data.newTabs = r.changes.new_pages.map((p) => p.url);
   if (r.dialog) data.dialog = r.dialog;
+  if (r.file_chooser)
+    data.fileChooser = {
+      selector: r.file_chooser.input.selector,
+      multiple: r.file_chooser.multiple,
+      accept: r.file_chooser.accept,
+    };
   if (r.downloads.length > 0)
     data.downloads = r.downloads.map((d) => ({ downloadId: d.download_id, filename: d.suggested_filename }));
   if (r.warnings.length > 0) data.warnings = r.warnings;

@@ -486,8 +486,8 @@ interface ObserverState {
   mutations: number;
   last: number;
   observer: MutationObserver;
-  /** What the action set in motion that arrives outside this document: a popup or a download. */
-  expect: { popup: boolean; download: boolean };
+  /** What the action set in motion that arrives outside this document: a popup, a download, a file chooser. */
+  expect: { popup: boolean; download: boolean; fileChooser: boolean };
   /** `input` events seen (the settle of typed text waits for the first one). */
   inputs: number;
   undo: () => void;
@@ -501,6 +501,9 @@ interface ObserverState {
 function watchSideEffects(state: ObserverState): () => void {
   const onClick = (e: Event) => {
     if (e.defaultPrevented) return;
+    const first = e.composedPath()[0];
+    if (first instanceof HTMLInputElement && first.type === 'file' && !first.disabled)
+      state.expect.fileChooser = true;
     const a = (e.composedPath().find((n) => n instanceof Element && n.matches('a[href], area[href]')) ??
       null) as HTMLAnchorElement | null;
     if (!a) return;
@@ -539,7 +542,7 @@ export function observeStart(): void {
       state.mutations += records.length;
       state.last = performance.now();
     }),
-    expect: { popup: false, download: false },
+    expect: { popup: false, download: false, fileChooser: false },
     inputs: 0,
     undo: () => {},
   };
@@ -593,10 +596,14 @@ export async function settle(
 export function observeRead(stop: boolean): {
   mutations: number;
   quietMs: number;
-  expect: { popup: boolean; download: boolean };
+  expect: { popup: boolean; download: boolean; fileChooser: boolean };
 } {
   if (!observer)
-    return { mutations: 0, quietMs: Number.POSITIVE_INFINITY, expect: { popup: false, download: false } };
+    return {
+      mutations: 0,
+      quietMs: Number.POSITIVE_INFINITY,
+      expect: { popup: false, download: false, fileChooser: false },
+    };
   const r = {
     mutations: observer.mutations,
     quietMs: performance.now() - observer.last,
