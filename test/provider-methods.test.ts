@@ -339,6 +339,41 @@ describe('provider methods through the real process', () => {
     assert.deepEqual(b.blocked, []);
   });
 
+  it('frames: tabwright.frames lists them; frame_id and nth aim selector targets', async () => {
+    await p.call('page.open', { session_id: sid, url: `${server.url}/fixtures/http/frame-targets.html` });
+    const { frames } = await p.call('tabwright.frames', { session_id: sid });
+    assert.equal(frames.length, 2);
+    assert.equal(frames[0].parent_id, null);
+    const child = frames[1];
+    assert.equal(child.name, 'child');
+    assert.match(child.url, /frame-child\.html$/);
+    assert.equal(child.allowed, true);
+    const status = (frame?: string) =>
+      p.call('page.eval', {
+        session_id: sid,
+        script: frame
+          ? "document.querySelector('iframe').contentDocument.getElementById('status').textContent"
+          : "document.getElementById('status').textContent",
+      });
+    // #go exists only in the child: without frame_id it is not found in the main document.
+    const miss = await p.request('page.click', { session_id: sid, selector: '#go' });
+    assert.equal(miss.ok, false);
+    await p.call('page.click', { session_id: sid, selector: '#go', frame_id: child.frame_id });
+    assert.equal((await status('child')).value, 'child clicked');
+    // Two .twin buttons: ambiguous without nth, the second one with nth 1.
+    const twin = await p.request('page.click', { session_id: sid, selector: '.twin' });
+    assert.equal(twin.ok, false);
+    await p.call('page.click', { session_id: sid, selector: '.twin', nth: 1 });
+    assert.equal((await status()).value, 'twin 2');
+    const bad = await p.request('page.click', {
+      session_id: sid,
+      element_ref: 'e1',
+      frame_id: child.frame_id,
+    });
+    assert.equal(bad.ok, false);
+    if (!bad.ok) assert.equal(bad.error.details.field, 'frame_id');
+  });
+
   it('allowed_origins are enforced for sessions made through the door', async () => {
     const s = await p.call('session.ensure', { allowed_origins: [server.url] });
     const ok = await p.call('page.open', { session_id: s.session_id, url: index });

@@ -34,6 +34,8 @@ export interface TargetParams {
   role?: string;
   name?: string;
   context?: string;
+  frame_id?: string;
+  nth?: number;
 }
 
 /**
@@ -57,10 +59,26 @@ export function targetOf(p: TargetParams, method: string, optional = false): Tar
       details: { field: 'exact' },
     });
   }
+  if (p.frame_id !== undefined && p.selector === undefined && p.text_query === undefined) {
+    throw new TabwrightError(
+      'invalid_request',
+      `${method}: frame_id applies to selector or text_query (an element_ref already knows its frame).`,
+      { details: { field: 'frame_id' } },
+    );
+  }
+  if (p.nth !== undefined && p.selector === undefined) {
+    throw new TabwrightError('invalid_request', `${method}: nth applies to selector only.`, {
+      details: { field: 'nth' },
+    });
+  }
+  const frame = p.frame_id !== undefined ? { frame: p.frame_id } : {};
   if (p.element_ref !== undefined) return { element_ref: p.element_ref };
-  if (p.selector !== undefined) return { selector: p.selector };
+  if (p.selector !== undefined)
+    return { selector: p.selector, ...frame, ...(p.nth !== undefined ? { nth: p.nth } : {}) };
   if (p.text_query !== undefined)
-    return p.exact === undefined ? { text: p.text_query } : { text: p.text_query, exact: p.exact };
+    return p.exact === undefined
+      ? { text: p.text_query, ...frame }
+      : { text: p.text_query, exact: p.exact, ...frame };
   if (p.position !== undefined) return { x: p.position.x, y: p.position.y };
   if (p.role !== undefined) {
     const t: Target = { role: p.role };

@@ -131,6 +131,41 @@ export const CUSTOM_METHODS: MethodDef[] = [
     handler: (p, call) => ({ policy: sessionOf(call, p.session_id).setDialogPolicy(p.policy) }),
   }),
   method({
+    name: 'tabwright.frames',
+    group: 'custom',
+    stability: 'stable',
+    description:
+      "The page's frames, main frame first, then iframes in tree order: ids for frame_id (selector / text_query targets), URL, name, depth, and whether the session's origin policy allows acting in them.",
+    input: PageParams,
+    output: z.object({
+      page_id: z.string(),
+      frames: z.array(
+        z.object({
+          frame_id: z.string(),
+          parent_id: z.string().nullable(),
+          url: z.string(),
+          name: z.string(),
+          depth: z.number(),
+          allowed: z.boolean(),
+        }),
+      ),
+    }),
+    handler: (p, call) => {
+      const page = pageOf(call, p);
+      return {
+        page_id: page.id,
+        frames: page.frames().map((f) => ({
+          frame_id: f.id,
+          parent_id: f.parentId,
+          url: f.url,
+          name: f.name,
+          depth: f.depth,
+          allowed: f.allowed,
+        })),
+      };
+    },
+  }),
+  method({
     name: 'tabwright.blocked_requests',
     group: 'custom',
     stability: 'stable',

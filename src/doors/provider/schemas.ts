@@ -112,6 +112,19 @@ const TargetFields = {
     .strict()
     .optional()
     .describe('CSS pixels in the viewport.'),
+  frame_id: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('With selector or text_query: look inside this frame (an id from tabwright.frames).'),
+  nth: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'With selector: pick the nth match (0-based, document order) instead of requiring exactly one.',
+    ),
 };
 
 const ActionOpts = ActionOptions.shape;
@@ -125,6 +138,8 @@ export const PageClickParams = PageParams.extend({
 export const PageTypeParams = PageParams.extend({
   element_ref: TargetFields.element_ref,
   selector: TargetFields.selector,
+  frame_id: TargetFields.frame_id,
+  nth: TargetFields.nth,
   ...ActionFields.type.shape,
   ...ActionOpts,
 }).strict();
