@@ -159,22 +159,24 @@ export async function readElements(
   return page.run('page.read_elements', 'read', opts, async (d) => {
     const out: unknown[] = refs.map(() => null);
     const byFrame = new Map<BackendFrame, { at: number[]; items: [string, number][] }>();
-    refs.forEach((ref, at) => {
+    for (const [at, ref] of refs.entries()) {
+      let found: ReturnType<typeof targetOf>;
       try {
-        const { target, frame } = targetOf(page, ref);
-        let g = byFrame.get(frame);
-        if (!g) byFrame.set(frame, (g = { at: [], items: [] }));
-        g.at.push(at);
-        g.items.push([target.doc, target.id]);
+        found = targetOf(page, ref);
       } catch {
-        // A stale ref stays null.
+        continue; // A stale ref stays null.
       }
-    });
+      const g = byFrame.get(found.frame) ?? { at: [], items: [] };
+      byFrame.set(found.frame, g);
+      g.at.push(at);
+      g.items.push([found.target.doc, found.target.id]);
+    }
     for (const [frame, g] of byFrame) {
       const values = await frame
         .evaluate(refsReader(kind), { items: g.items, arg }, Math.max(1, d.remaining()))
         .catch(() => null);
-      if (values) g.at.forEach((at, i) => (out[at] = values[i] ?? null));
+      if (!values) continue;
+      for (const [i, at] of g.at.entries()) out[at] = values[i] ?? null;
     }
     return out;
   });
