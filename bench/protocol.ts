@@ -88,6 +88,16 @@ async function main() {
       const local: number[] = [];
       const localFull: number[] = [];
       let bytes = 0;
+      // The same for a caller that reads only the text (include_nodes / include_elements false).
+      const doorLean: number[] = [];
+      const localLean: number[] = [];
+      let bytesLean = 0;
+      const lean = {
+        session_id: s.session_id,
+        timeout_ms: 30_000,
+        include_nodes: false,
+        include_elements: false,
+      };
       for (let i = 0; i < SNAPSHOTS + 3; i++) {
         // Interleaved, so both sides see the same machine load.
         const t = performance.now();
@@ -99,7 +109,16 @@ async function main() {
         // The same fields the door returns (the jcode form is built lazily, on first read).
         void [er.snapshot, er.elements, er.text];
         const full = performance.now() - t2;
+        const t3 = performance.now();
+        const rl = await client.call('page.snapshot', lean);
+        const rttLean = performance.now() - t3;
+        const t4 = performance.now();
+        void (await es.page().snapshot({}, { timeoutMs: 30_000 })).text;
+        const engLean = performance.now() - t4;
         if (i < 3) continue;
+        doorLean.push(rttLean);
+        localLean.push(engLean);
+        bytesLean = JSON.stringify(rl).length;
         door.push(rtt);
         local.push(eng);
         localFull.push(full);
@@ -111,6 +130,11 @@ async function main() {
       const own = inner.length ? ` door's own share p50 ${ms(pct(inner, 50))}` : '';
       console.log(
         `  ${path}: door ${ms(d)}  engine ${ms(e)} (${ms(pct(local, 50))} before reading the jcode form)  overhead ${(((d - e) / e) * 100).toFixed(1)}%${own}  (${(bytes / 1024).toFixed(0)} KiB reply)`,
+      );
+      const dl = pct(doorLean, 50);
+      const el = pct(localLean, 50);
+      console.log(
+        `    text only: door ${ms(dl)}  engine ${ms(el)}  overhead ${(((dl - el) / el) * 100).toFixed(1)}%  (${(bytesLean / 1024).toFixed(0)} KiB reply)`,
       );
     }
     await client.call('session.close', { session_id: s.session_id });

@@ -93,6 +93,13 @@ describe('provider methods through the real process', () => {
     assert.ok(s.html.includes('Provider test page'));
     assert.ok(s.provider_data.model);
     assert.equal(s.screenshot.media_type, 'image/png');
+    // A caller that reads only the text can leave the node list and elements out; the shape stays.
+    const lean = await snap({ include_nodes: false, include_elements: false });
+    assert.equal(lean.snapshot.format, 'jcode.page_snapshot.v1');
+    assert.equal(lean.snapshot.root.role, 'document');
+    assert.deepEqual(lean.snapshot.nodes, []);
+    assert.deepEqual(lean.elements, []);
+    assert.equal(lean.text, s.text);
     const small = await snap({ max_nodes: 5, include_text: false });
     assert.ok(small.snapshot.nodes.length <= 5);
     assert.equal(small.text, '');

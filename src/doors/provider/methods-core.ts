@@ -188,6 +188,8 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
         include_dom,
         include_a11y: _a,
         include_text,
+        include_nodes,
+        include_elements,
         timeout_ms: _t,
         ...snapshotOptions
       } = p;
@@ -197,8 +199,16 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
         page_id: r.page_id,
         url: r.url,
         title: r.title,
-        snapshot: r.snapshot,
-        elements: r.elements,
+        // Asked to leave out: the shape stays the draft's (a root, no nodes; an empty list).
+        snapshot:
+          include_nodes === false
+            ? {
+                format: 'jcode.page_snapshot.v1',
+                root: { node_id: r.model.node_id, role: r.model.role, name: r.model.name, children: [] },
+                nodes: [],
+              }
+            : r.snapshot,
+        elements: include_elements === false ? [] : r.elements,
         text: include_text === false ? '' : r.text,
         truncated: r.truncated,
         timing: r.timing,

@@ -93,6 +93,13 @@ export const PageSnapshotParams = PageParams.extend({
     .optional()
     .describe('Always true here: snapshots are built from accessibility data.'),
   include_text: z.boolean().optional().describe('false leaves `text` empty.'),
+  include_nodes: z
+    .boolean()
+    .optional()
+    .describe(
+      'false: `snapshot` carries only its root (no nodes) — for callers that read `text` or `elements`; a large page replies several times faster.',
+    ),
+  include_elements: z.boolean().optional().describe('false: `elements` is empty.'),
   ...SnapshotOptions.shape,
   timeout_ms: TimeoutMs.optional(),
 }).strict();
