@@ -1,3 +1,4 @@
+import { NAMED_KEYS } from '../../engine/keys.js';
 import type { ActionResult, CallOptions } from './results.js';
 import type { SnapshotView } from './snapshot-view.js';
 
@@ -20,22 +21,7 @@ export interface FillOptions extends CallOptions {
 }
 
 /** The keys press() accepts. */
-export const PRESS_KEYS: readonly string[] = [
-  'Enter',
-  'Escape',
-  'Tab',
-  'Backspace',
-  'Delete',
-  'ArrowUp',
-  'ArrowDown',
-  'ArrowLeft',
-  'ArrowRight',
-  'Home',
-  'End',
-  'PageUp',
-  'PageDown',
-  'Space',
-];
+export const PRESS_KEYS: readonly string[] = NAMED_KEYS;
 
 /** What a Locator needs from its page (the page does the work: one pipeline for locators and observations). */
 export interface LocatorHost {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type LiveInput, liveInput } from '../../../engine/held-input.js';
 import type { HumanInputEvent } from '../../../engine/human-input.js';
+import { NAMED_KEYS } from '../../../engine/keys.js';
 import { log } from '../../../engine/log.js';
 import type { Page } from '../../../engine/page.js';
 import { startLiveView } from '../../../engine/screenshots.js';
@@ -47,22 +48,7 @@ function assetsDir(): string {
 }
 
 const MAX_BODY_TEXT = 10_000;
-const KEYS = new Set([
-  'Enter',
-  'Backspace',
-  'Tab',
-  'Escape',
-  'Delete',
-  'ArrowUp',
-  'ArrowDown',
-  'ArrowLeft',
-  'ArrowRight',
-  'Home',
-  'End',
-  'PageUp',
-  'PageDown',
-  'Space',
-]);
+const KEYS = new Set(NAMED_KEYS);
 
 export function registerDashboard(app: FastifyInstance, state: DoorState): void {
   const dir = assetsDir();
