@@ -1,23 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { tempHome } from './helpers/engine.js';
-import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
-import { type McpTestClient, refIn, stdioClient } from './helpers/mcp.js';
+import { describe, test } from 'node:test';
+import { mcpStdioTestEnv, refIn, stdioClient } from './helpers/mcp.js';
 
 // The MCP door over stdio: the built `tabwright mcp` driven by the MCP SDK client (`npm test` builds first).
-let server: FixtureServer;
-let mcp: McpTestClient;
-const home = tempHome();
-
-before(async () => {
-  server = await startFixtureServer();
-  ({ mcp } = await stdioClient([], { TABWRIGHT_HOME: home.dir }));
-});
-after(async () => {
-  await mcp?.close();
-  await server.close();
-  home.cleanup();
-});
+const { server, mcp, home } = await mcpStdioTestEnv();
 
 describe('tabwright mcp (stdio): errors, clients, tabs, inspection tools', () => {
   test('bad arguments name the field; unknown tools and pages are errors, not crashes', async () => {
@@ -33,8 +19,8 @@ describe('tabwright mcp (stdio): errors, clients, tabs, inspection tools', () =>
 
   test('two clients at once: separate sessions and pages; --allow-origin refuses other origins', async () => {
     const [a, b] = await Promise.all([
-      stdioClient(['--allow-origin', server.url], { TABWRIGHT_HOME: home.dir }),
-      stdioClient([], { TABWRIGHT_HOME: home.dir }),
+      stdioClient(['--allow-origin', server.url], { TABWRIGHT_HOME: home }),
+      stdioClient([], { TABWRIGHT_HOME: home }),
     ]);
     try {
       const [navA, navB] = await Promise.all([

@@ -1,23 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { tempHome } from './helpers/engine.js';
-import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
-import { type McpTestClient, refIn, stdioClient } from './helpers/mcp.js';
+import { describe, test } from 'node:test';
+import { mcpStdioTestEnv, refIn, stdioClient } from './helpers/mcp.js';
 
 // The MCP door over stdio: the built `tabwright mcp` driven by the MCP SDK client (`npm test` builds first).
-let server: FixtureServer;
-let mcp: McpTestClient;
-const home = tempHome();
-
-before(async () => {
-  server = await startFixtureServer();
-  ({ mcp } = await stdioClient([], { TABWRIGHT_HOME: home.dir }));
-});
-after(async () => {
-  await mcp?.close();
-  await server.close();
-  home.cleanup();
-});
+const { server, mcp, home } = await mcpStdioTestEnv();
 
 describe('tabwright mcp (stdio)', () => {
   test('tools/list: every tool, under 4,000 tokens (chars/4); the core set is smaller', async () => {
@@ -42,7 +28,7 @@ describe('tabwright mcp (stdio)', () => {
       assert.equal(t.inputSchema.type, 'object');
       assert.ok((t.description ?? '').length <= 200, `${t.name}: short description`);
     }
-    const core = await stdioClient(['--tools', 'core'], { TABWRIGHT_HOME: home.dir });
+    const core = await stdioClient(['--tools', 'core'], { TABWRIGHT_HOME: home });
     try {
       const coreTools = (await core.mcp.client.listTools()).tools.map((t) => t.name);
       assert.deepEqual(coreTools.sort(), [

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { after } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { tempHome } from './engine.js';
+import { type FixtureServer, startFixtureServer } from './fixture-server.js';
 
 export interface ToolReply {
   content?: { type: string; text?: string; data?: string; mimeType?: string }[];
@@ -68,4 +71,24 @@ export function refIn(snapshot: string, pred: (line: string) => boolean): string
   const m = line && /\[ref=(e\d+)\]/.exec(line);
   assert.ok(m, `no matching ref in:\n${snapshot}`);
   return m[1]!;
+}
+
+/**
+ * The usual stdio setup at the top of a test file: a fixture server and the built `tabwright mcp` in a
+ * temporary home, driven by the MCP SDK client; all closed after the file's tests.
+ */
+export async function mcpStdioTestEnv(): Promise<{
+  server: FixtureServer;
+  mcp: McpTestClient;
+  home: string;
+}> {
+  const home = tempHome();
+  const server = await startFixtureServer();
+  const { mcp } = await stdioClient([], { TABWRIGHT_HOME: home.dir });
+  after(async () => {
+    await mcp.close();
+    await server.close();
+    home.cleanup();
+  });
+  return { server, mcp, home: home.dir };
 }
