@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PIPE_ACTIONS } from '../../src/doors/pipe/protocol/constants.js';
 
 /** Runs the built `tabwright pipe` in tests: rules files, the process, and its stderr split by origin. */
@@ -21,6 +22,8 @@ export interface PipeRun {
 }
 
 /** Helpers bound to one test home folder (rules files and TABWRIGHT_HOME live there). */
+const HAND_AGENT = fileURLToPath(new URL('../fixtures/agents/hand-agent.mjs', import.meta.url));
+
 export function pipeHarness(homeDir: string, defaultTimeoutMs = 80_000) {
   function writeJson(name: string, value: unknown): string {
     const path = join(homeDir, name);
@@ -37,6 +40,12 @@ export function pipeHarness(homeDir: string, defaultTimeoutMs = 80_000) {
       circuit_breaker: { max_failures: 50, window_ms: 60_000, cooldown_ms: 60_000 },
       ...over,
     });
+  }
+
+  /** The command line of the hand-written agent (test/fixtures/agents/hand-agent.mjs) running `script`. */
+  function handAgent(script: unknown[], mode = 'ok', exitCode = 0): string {
+    const scriptFile = writeJson(`script-${Math.random().toString(36).slice(2)}.json`, script);
+    return `node ${HAND_AGENT} ${scriptFile} ${mode} ${exitCode} ${ALL_ACTIONS.join(',')}`;
   }
 
   function runPipe(args: string[], timeoutMs = defaultTimeoutMs): Promise<PipeRun> {
@@ -75,5 +84,5 @@ export function pipeHarness(homeDir: string, defaultTimeoutMs = 80_000) {
       });
     });
   }
-  return { writeJson, rules, runPipe };
+  return { writeJson, rules, runPipe, handAgent };
 }
