@@ -127,6 +127,20 @@ describe('actions', () => {
     assert.equal(await status(), 'searched cats');
   });
 
+  test('a render the page defers by a task after typed text is in the receipt', async () => {
+    await page.open(`${server.url}/fixtures/actions/deferred.html`);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const text = `q${i}`;
+        const r = await page.act({ selector: '#q' }, { action: 'type', text, replace: true });
+        assert.equal(r.changes.text_changed, true, `round ${i}: ${JSON.stringify(r.changes)}`);
+        assert.ok(r.changes.dom_mutations > 0);
+      }
+    } finally {
+      await load();
+    }
+  });
+
   test('fill replaces the value and verifies it', async () => {
     const r = await page.act({ selector: '#notes' }, { action: 'fill', value: 'line one\nline two' });
     assert.equal(r.verified, true);

@@ -6,13 +6,14 @@ import type { Fingerprint } from './injected/probe.js';
 
 /**
  * How long the DOM must be quiet (no mutation) before the observation window
- * closes after a click, key press, hover or drag: about two animation frames,
+ * closes after a click, key press, hover, drag or scroll: about two animation frames,
  * for menus, route changes and renders a step or two later. Changes driven by
  * requests keep the window open through the request tracking instead.
  */
 export const QUIET_MS = 30;
 /**
- * The same for value changes (type, fill, select, check, scroll, focus, files).
+ * The same for value changes (type, fill, select, check, focus, files; not scroll: scroll events
+ * fire with the next frame).
  * Frameworks render what an input event changed synchronously or in a
  * microtask (React, Vue, Svelte, Lit, Preact, Angular), which is over before
  * the settle read even starts; 3 ms more covers a render deferred by a task

@@ -116,7 +116,7 @@ function typedText(spec: ActionSpec): boolean {
 /** Clicks, keys, hovers and drags start menus and route changes a step later; value changes render at once. */
 function quietFor(spec: ActionSpec): number {
   const valueChange =
-    ['fill', 'select', 'check', 'uncheck', 'scroll', 'focus', 'set_files'].includes(spec.action) ||
+    ['fill', 'select', 'check', 'uncheck', 'focus', 'set_files'].includes(spec.action) ||
     (spec.action === 'type' && !spec.submit);
   return valueChange ? VALUE_QUIET_MS : QUIET_MS;
 }

@@ -501,9 +501,6 @@ interface ObserverState {
 function watchSideEffects(state: ObserverState): () => void {
   const onClick = (e: Event) => {
     if (e.defaultPrevented) return;
-    const first = e.composedPath()[0];
-    if (first instanceof HTMLInputElement && first.type === 'file' && !first.disabled)
-      state.expect.fileChooser = true;
     const a = (e.composedPath().find((n) => n instanceof Element && n.matches('a[href], area[href]')) ??
       null) as HTMLAnchorElement | null;
     if (!a) return;
@@ -512,9 +509,22 @@ function watchSideEffects(state: ObserverState): () => void {
     if (target && !['_self', '_top', '_parent'].includes(target)) state.expect.popup = true;
   };
   addEventListener('click', onClick);
-  // Capture on the window runs before any page listener could stop the event.
-  const onInput = () => {
+  // Capture on the window runs before any page listener could stop the event; whether the page
+  // cancelled it is known once dispatch is over (the next task).
+  const onFileClick = (e: Event) => {
+    const first = e.composedPath()[0];
+    if (!(first instanceof HTMLInputElement) || first.type !== 'file' || first.disabled) return;
+    setTimeout(() => {
+      if (!e.defaultPrevented) state.expect.fileChooser = true;
+    }, 0);
+  };
+  addEventListener('click', onFileClick, true);
+  // Typed text's input event (trusted: not one the page fires itself) is activity like a mutation:
+  // quiet counts from it, so a render the page defers by a task still falls in the window.
+  const onInput = (e: Event) => {
+    if (!e.isTrusted) return;
     state.inputs++;
+    state.last = performance.now();
   };
   addEventListener('input', onInput, true);
   const original = window.open;
@@ -524,6 +534,7 @@ function watchSideEffects(state: ObserverState): () => void {
   } as typeof window.open;
   return () => {
     removeEventListener('click', onClick);
+    removeEventListener('click', onFileClick, true);
     removeEventListener('input', onInput, true);
     window.open = original;
   };
@@ -575,6 +586,9 @@ export async function settle(
   while (awaitInputMs > 0 && observer && observer.inputs === 0 && performance.now() - t0 < awaitInputMs) {
     await new Promise((r) => setTimeout(r, 1));
   }
+  // One timer turn first: timers the page set before this read (a zero-delay render after an input
+  // event) are due already and run before ours, whatever the browser scheduled this read ahead of them.
+  await new Promise((r) => setTimeout(r, 0));
   for (;;) {
     const now = performance.now();
     const quietFor = observer ? now - observer.last : Number.POSITIVE_INFINITY;
