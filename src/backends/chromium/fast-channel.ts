@@ -8,9 +8,10 @@ import type { CDPSession, Page } from 'playwright-core';
  * a third of a typed receipt.
  *
  * Only for functions that take and return plain JSON and run in the main
- * world (where the injected scripts live), exactly like playwright's own
- * evaluate of a function. When the session cannot be had (attached
- * browsers that refuse a second session), callers fall back to playwright.
+ * world (where the injected scripts live): the contract of
+ * BackendFrame.evaluate. When the session cannot be had (attached browsers
+ * that refuse a second session, a session that went away), callers fall
+ * back to playwright.
  */
 export class FastChannel {
   private session: Promise<CDPSession | null> | undefined;
@@ -18,11 +19,30 @@ export class FastChannel {
   constructor(private readonly page: Page) {}
 
   private cdp(): Promise<CDPSession | null> {
-    this.session ??= this.page
-      .context()
-      .newCDPSession(this.page)
-      .catch(() => null);
+    if (!this.session) {
+      const created = this.page
+        .context()
+        .newCDPSession(this.page)
+        .catch(() => null);
+      // A session that never comes must not hold every call: playwright serves them instead.
+      const timeout = new Promise<null>((resolve) => {
+        const t: NodeJS.Timeout = setTimeout(() => resolve(null), 2000);
+        t.unref();
+      });
+      this.session = Promise.race([created, timeout]);
+    }
     return this.session;
+  }
+
+  /**
+   * A send that failed because our session is gone while the page lives on:
+   * forget the session (the next call makes a new one) and let playwright serve.
+   */
+  private lost(err: unknown): boolean {
+    const gone = /Target page, context or browser has been closed|Session closed|detached/i.test(String(err));
+    if (!gone || this.page.isClosed()) return false;
+    this.session = undefined;
+    return true;
   }
 
   /** Calls `fn(arg)` in the main frame's main world; `ok: false` when the channel is unavailable (then nothing ran). */
@@ -32,16 +52,24 @@ export class FastChannel {
   ): Promise<{ ok: true; value: unknown } | { ok: false }> {
     const cdp = await this.cdp();
     if (!cdp) return { ok: false };
-    const r = await cdp.send('Runtime.evaluate', {
-      expression: `(${fn.toString()})(${JSON.stringify(arg ?? null)})`,
-      awaitPromise: true,
-      returnByValue: true,
-      // As playwright's evaluate: page code may count on a user gesture (focus, selection).
-      userGesture: true,
-    });
+    let r: EvaluateReply;
+    try {
+      r = (await cdp.send('Runtime.evaluate', {
+        // No argument at all for undefined, so the function's default parameter applies.
+        expression: `(${fn.toString()})(${arg === undefined ? '' : JSON.stringify(arg)})`,
+        awaitPromise: true,
+        returnByValue: true,
+        // As playwright's evaluate: page code may count on a user gesture (focus, selection).
+        userGesture: true,
+      })) as EvaluateReply;
+    } catch (err) {
+      // Our session went away (almost always before the call reached the page): playwright serves it.
+      if (this.lost(err)) return { ok: false };
+      throw rewrite(err);
+    }
     if (r.exceptionDetails) {
       const d = r.exceptionDetails;
-      throw new Error(`page.evaluate: ${d.exception?.description ?? d.text}`);
+      throw new Error(`page.evaluate: ${d.exception?.description ?? String(d.exception?.value ?? d.text)}`);
     }
     const u = r.result.unserializableValue;
     if (u !== undefined) return { ok: true, value: u.endsWith('n') ? BigInt(u.slice(0, -1)) : Number(u) };
@@ -52,11 +80,33 @@ export class FastChannel {
   async insertText(text: string): Promise<boolean> {
     const cdp = await this.cdp();
     if (!cdp) return false;
-    await cdp.send('Input.insertText', { text });
+    try {
+      await cdp.send('Input.insertText', { text });
+    } catch (err) {
+      if (this.lost(err)) return false;
+      throw err;
+    }
     return true;
   }
+}
 
-  dispose(): void {
-    void this.session?.then((s) => s?.detach()).catch(() => {});
-  }
+interface EvaluateReply {
+  result: { value?: unknown; unserializableValue?: string };
+  exceptionDetails?: { text: string; exception?: { description?: string; value?: unknown } };
+}
+
+/** CDP's wording for a document that went away mid-call, in playwright's (which the error translation knows). */
+function rewrite(err: unknown): Error {
+  const message = err instanceof Error ? err.message : String(err);
+  if (
+    /Inspected target navigated or closed|Cannot find context with specified id|Execution context was destroyed/i.test(
+      message,
+    )
+  )
+    return new Error('page.evaluate: Execution context was destroyed, most likely because of a navigation');
+  if (/Object reference chain is too long|could ?n[o']t be returned by value/i.test(message))
+    return new Error(
+      'page.evaluate: the result is not plain JSON (BackendFrame.evaluate returns JSON values only)',
+    );
+  return err instanceof Error ? err : new Error(message);
 }
