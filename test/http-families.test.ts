@@ -87,6 +87,21 @@ test('element reads by index and selector', async () => {
   });
   assert.equal((await h.ok(id, 'get_element_value', { selector: '#otp' })).value, '[redacted]');
   assert.equal((await h.ok(id, 'get_element_value', { selector: '#cc' })).value, '[redacted]');
+  // Server-filled secrets in markup: value attributes, a billing-prefixed card token included.
+  await h.ok(id, 'execute_js', {
+    body: "document.getElementById('otp').setAttribute('value', 'OTP-CANARY-1'); const c = document.getElementById('cc'); c.setAttribute('autocomplete', 'billing cc-number'); c.setAttribute('value', 'CC-CANARY-2'); return 1",
+  });
+  const form = await h.ok(id, 'get_element_html', { selector: 'form' });
+  assert.ok(!/OTP-CANARY|CC-CANARY/.test(form.html), 'secret value attributes never leave the page');
+  assert.match(form.html, /value="jane"/);
+  assert.equal(
+    (await h.ok(id, 'get_element_attribute', { selector: '#otp', name: 'value' })).value,
+    '[redacted]',
+  );
+  assert.equal(
+    (await h.ok(id, 'get_element_attribute', { selector: '#cc', name: 'value' })).value,
+    '[redacted]',
+  );
 });
 
 test('waits: element, text, url, load, function, count, stable, idle; a timeout is ACTION_TIMEOUT with the literal message', async () => {

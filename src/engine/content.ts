@@ -45,13 +45,22 @@ function readInPage(arg: { selector: string | null; kind: 'text' | 'html' }): Re
     const text = from instanceof HTMLElement ? from.innerText : (el.textContent ?? '');
     return { ok: true, content: text, count };
   }
-  // Secret fields' value attributes (a server-filled password, a one-time code) never leave the page.
-  const secret =
-    'input[type=password][value], input[value][autocomplete~="one-time-code" i], input[value][autocomplete*="password" i], input[value][autocomplete^="cc-" i]';
+  // Secret fields' value attributes (a server-filled password, a one-time code, card data) never leave
+  // the page: by type, or by autocomplete token anywhere in the attribute ("billing cc-number").
+  const token = /(^|\s)(current-password|new-password|one-time-code|cc-[a-z-]+)(\s|$)/i;
+  const candidates = [el, ...el.querySelectorAll('[value]')].filter(
+    (x) =>
+      x.hasAttribute('value') &&
+      (x instanceof HTMLInputElement || x instanceof HTMLTextAreaElement) &&
+      ((x.getAttribute('type') ?? '').toLowerCase() === 'password' ||
+        token.test(x.getAttribute('autocomplete') ?? '')),
+  );
   let out = el;
-  if (el.matches(secret) || el.querySelector(secret)) {
+  if (candidates.length > 0) {
     out = el.cloneNode(true) as Element;
-    for (const s of [out, ...out.querySelectorAll(secret)]) if (s.matches(secret)) s.removeAttribute('value');
+    const copies = [out, ...out.querySelectorAll('[value]')];
+    const originals = [el, ...el.querySelectorAll('[value]')];
+    for (const [i, x] of originals.entries()) if (candidates.includes(x)) copies[i]?.removeAttribute('value');
   }
   const doctype = arg.selector === null && doc.doctype ? `<!DOCTYPE ${doc.doctype.name}>\n` : '';
   return { ok: true, content: doctype + out.outerHTML, count };

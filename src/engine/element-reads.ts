@@ -36,17 +36,34 @@ export interface ElementRead {
   match_count: number;
 }
 
+/**
+ * Page source of `(el) => boolean`: a field whose value is a secret (password, one-time code, card
+ * data, by type or by autocomplete token, sections and billing/shipping prefixes included).
+ */
+const IS_SECRET = `((x) => x instanceof HTMLInputElement || x instanceof HTMLTextAreaElement
+  ? (x.type || '').toLowerCase() === 'password' ||
+    /(^|\\s)(current-password|new-password|one-time-code|cc-[a-z-]+)(\\s|$)/i.test(x.getAttribute('autocomplete') || '')
+  : false)`;
+
 /** `(el, arg) => value` sources, run in the page. Secret values (passwords, one-time codes, card data) read as "[redacted]". */
 const READERS: Record<ElementReadKind, string> = {
   text: '(el) => (el.innerText ?? el.textContent ?? "")',
-  html: '(el) => el.innerHTML',
+  // A server-filled secret's value attribute is dropped from the markup.
+  html: `(el) => {
+    const secret = ${IS_SECRET};
+    if (!Array.from(el.querySelectorAll('[value]')).some(secret)) return el.innerHTML;
+    const c = el.cloneNode(true);
+    for (const x of c.querySelectorAll('[value]')) if (secret(x)) x.removeAttribute('value');
+    return c.innerHTML;
+  }`,
   value: `(el) => {
     if (!('value' in el)) return null;
-    const secret = (el.type || '').toLowerCase() === 'password' ||
-      /(^|\\s)(current-password|new-password|one-time-code|cc-[a-z-]+)(\\s|$)/i.test(el.getAttribute('autocomplete') || '');
-    return secret && el.value !== '' ? '[redacted]' : String(el.value);
+    return ${IS_SECRET}(el) && el.value !== '' ? '[redacted]' : String(el.value);
   }`,
-  attribute: '(el, name) => el.getAttribute(name)',
+  attribute: `(el, name) => {
+    const v = el.getAttribute(name);
+    return String(name).toLowerCase() === 'value' && v && ${IS_SECRET}(el) ? '[redacted]' : v;
+  }`,
   box: '(el) => { const r = el.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; }',
   visible:
     '(el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el); return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none" && Number(s.opacity) !== 0; }',
