@@ -79,7 +79,8 @@ describe('tabwright serve', () => {
       child.stdout.on('data', (chunk: string) => {
         out += chunk;
         const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-        if (m && out.includes('curl')) resolve(m[1]!);
+        // The example lines may come in separate chunks: wait for the last one.
+        if (m && out.includes('curl -s -X POST')) resolve(m[1]!);
       });
       child.once('exit', (code) => reject(new Error(`serve exited early (${code}): ${out}`)));
     });
