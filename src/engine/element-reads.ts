@@ -189,8 +189,11 @@ export async function readElements(
       g.items.push([found.target.doc, found.target.id]);
     }
     for (const [frame, g] of byFrame) {
+      // Each frame gets what is left short of the deadline, so frames already read are returned
+      // (the rest stay null) rather than the whole list failing when time runs out.
+      if (d.remaining() < 100) break;
       const values = await frame
-        .evaluate(refsReader(kind), { items: g.items, arg }, Math.max(1, d.remaining()))
+        .evaluate(refsReader(kind), { items: g.items, arg }, Math.max(1, d.remaining() - 50))
         .catch(() => null);
       if (!values) continue;
       for (const [i, at] of g.at.entries()) out[at] = values[i] ?? null;
