@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
-import { ALL_ACTIONS, type PipeRun, pipeHarness } from './helpers/pipe-run.js';
+import { type PipeRun, pipeHarness } from './helpers/pipe-run.js';
 
 // The built `tabwright pipe` against a hand-written agent (not the SDK) that misbehaves on purpose.
 
@@ -18,7 +18,6 @@ after(async () => {
 });
 
 const { writeJson, rules, runPipe, handAgent } = pipeHarness(home.dir);
-const _ALL = ALL_ACTIONS;
 
 interface Result {
   name: string;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
-import { ALL_ACTIONS, pipeHarness } from './helpers/pipe-run.js';
+import { pipeHarness } from './helpers/pipe-run.js';
 
 // The built `tabwright pipe` when the agent's side of the handshake goes wrong.
 
@@ -18,7 +18,6 @@ after(async () => {
 });
 
 const { writeJson, rules, runPipe, handAgent } = pipeHarness(home.dir);
-const _ALL = ALL_ACTIONS;
 
 describe('tabwright pipe: handshake failures', () => {
   test('handshake failures: a wrong init_ack version, no init_ack at all', async () => {
