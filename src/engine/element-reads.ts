@@ -1,5 +1,6 @@
 import type { BackendFrame } from '../backends/backend.js';
 import { evaluateOnRef, targetOf } from '../snapshot/refs.js';
+import { sensitiveReason } from './actions/refuse.js';
 import type { OperationOptions } from './deadline.js';
 import { TabwrightError } from './errors.js';
 import { frameById } from './frames.js';
@@ -26,7 +27,9 @@ export type ElementReadKind =
   /** id, className, href and name attributes. */
   | 'identity'
   /** The labels of a <select>'s options (null for other elements). */
-  | 'options';
+  | 'options'
+  /** Why the field is sensitive (sensitiveReason: password, credential, data-private), "" when it is not. */
+  | 'sensitive';
 
 export type ReadTarget = { element_ref: string } | { selector: string; frame?: string };
 
@@ -76,6 +79,8 @@ const READERS: Record<ElementReadKind, string> = {
     '(el) => ({ id: el.id || null, className: typeof el.className === "string" ? el.className || null : null, href: el.getAttribute("href"), name: el.getAttribute("name") })',
   options:
     '(el) => (el instanceof HTMLSelectElement ? Array.from(el.options).map((o) => o.label || o.text) : null)',
+  // "" rather than null for "not sensitive": null stays "could not be read" in readElements.
+  sensitive: `(el) => (${sensitiveReason.toString()})(el) ?? ''`,
 };
 
 type SelectorResult = { bad: string } | { count: number; value?: unknown };

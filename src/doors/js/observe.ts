@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { readElements } from '../../engine/element-reads.js';
 import type { Page as EnginePage } from '../../engine/page.js';
 import { INTERACTIVE_ROLES, type SnapshotNode } from '../../snapshot/index.js';
-import { sensitiveReason } from './sensitive.js';
 
 /**
  * page.observe(): a bounded list of candidates with opaque one-time handles
@@ -113,11 +113,16 @@ export async function project(
   };
   visit(snap.model, undefined);
   // Sensitive text fields are left out (the guard excludes them from observation).
+  // One read per frame for all of them; one that cannot be read (null) is left out too.
   const drop = new Set<number>();
-  for (const t of textual) {
-    const why = await page.evaluateRef(t.engineRef, sensitiveReason, null, opts).catch(() => 'unreadable');
-    if (why) drop.add(t.index);
-  }
+  const reasons = await readElements(
+    page,
+    textual.map((t) => t.engineRef),
+    'sensitive',
+    null,
+    opts,
+  ).catch(() => textual.map(() => null));
+  for (const [i, t] of textual.entries()) if (reasons[i] !== '') drop.add(t.index);
   const kept = items.filter((_, i) => !drop.has(i));
   const revision = createHash('sha256')
     .update(JSON.stringify([generation, snap.url, kept.map((k) => [k.engineRef, k.candidate])]))
