@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderClient } from '../src/conformance/client.js';
 import { LineFramer } from '../src/doors/provider/framing.js';
+import { writeJsonLine } from '../src/doors/provider/json-writer.js';
 import { tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 import { spawnProvider } from './helpers/provider.js';
@@ -66,6 +67,84 @@ describe('line framing', () => {
       }
       assert.deepEqual(got, lines);
     }
+  });
+});
+
+describe('reply writer', () => {
+  const pieces = (value: unknown, pieceChars: number): string[] => {
+    const out: string[] = [];
+    writeJsonLine(value, (s) => out.push(s), pieceChars);
+    return out;
+  };
+
+  it('writes exactly JSON.stringify(value) + newline, in pieces, for random replies', () => {
+    let seed = 7;
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x7fffffff;
+    };
+    const strings = [
+      '',
+      'a',
+      'é ü 漢字',
+      'line\nbreak "quoted" \\ back',
+      '\u2028\u2029',
+      '\ud83d\ude00',
+      '\u0000\u001f',
+    ];
+    const leaf = (): unknown => {
+      const k = Math.floor(rnd() * 9);
+      if (k === 0) return null;
+      if (k === 1) return rnd() < 0.5;
+      if (k === 2) return Math.floor(rnd() * 1e6) - 5e5;
+      if (k === 3) return rnd() * 1e-3;
+      if (k === 4) return Number.NaN; // null in JSON
+      if (k === 5) return undefined; // dropped from objects, null in arrays
+      if (k === 6) return new Date(1_700_000_000_000 + Math.floor(rnd() * 1e9)); // toJSON
+      return strings[Math.floor(rnd() * strings.length)]! + 'x'.repeat(Math.floor(rnd() * 20));
+    };
+    const value = (depth: number): unknown => {
+      if (depth > 3 || rnd() < 0.3) return leaf();
+      if (rnd() < 0.5) {
+        // Short and long arrays: the writer descends only into long ones.
+        const n = rnd() < 0.3 ? 64 + Math.floor(rnd() * 100) : Math.floor(rnd() * 5);
+        return Array.from({ length: n }, () => value(depth + 1));
+      }
+      const o: Record<string, unknown> = Object.create(rnd() < 0.1 ? null : Object.prototype);
+      for (let i = Math.floor(rnd() * 6); i > 0; i--)
+        o[`k${Math.floor(rnd() * 4)}${strings[i % strings.length]}`] = value(depth + 1);
+      if (rnd() < 0.1) o.fn = () => 1;
+      return o;
+    };
+    for (let round = 0; round < 200; round++) {
+      const v = { protocol_version: '0.1', id: round, ok: true, result: value(0), warnings: [] };
+      const got = pieces(v, 1 + Math.floor(rnd() * 300));
+      assert.equal(got.join(''), `${JSON.stringify(v)}\n`);
+      assert.ok(got.slice(0, -1).every((piece) => !piece.endsWith('\n')));
+    }
+  });
+
+  it('reads lazy getters and toJSON as JSON.stringify does', () => {
+    const result = { a: 1 } as Record<string, unknown>;
+    Object.defineProperty(result, 'lazy', {
+      enumerable: true,
+      get: () => Array.from({ length: 70 }, (_, i) => ({ i })),
+    });
+    Object.defineProperty(result, 'hidden', { enumerable: false, value: 'no' });
+    const v = { result, custom: { toJSON: () => 'custom' } };
+    assert.equal(pieces(v, 10).join(''), `${JSON.stringify(v)}\n`);
+  });
+
+  it('ends a line it has started when a value cannot be encoded, then throws', () => {
+    const v = { list: Array.from({ length: 100 }, (_, i) => (i === 90 ? { big: 1n } : { i })) };
+    const out: string[] = [];
+    assert.throws(() => writeJsonLine(v, (s) => out.push(s), 16), /BigInt/);
+    assert.ok(out.length > 0);
+    assert.equal(out.at(-1), '\n');
+    // Nothing is written when the failure comes before the first piece.
+    const none: string[] = [];
+    assert.throws(() => writeJsonLine({ big: 1n }, (s) => none.push(s)), /BigInt/);
+    assert.deepEqual(none, []);
   });
 });
 

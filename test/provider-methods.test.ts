@@ -93,6 +93,16 @@ describe('provider methods through the real process', () => {
     assert.ok(s.html.includes('Provider test page'));
     assert.ok(s.provider_data.model);
     assert.equal(s.screenshot.media_type, 'image/png');
+    // DOM-derived extras (tag, attrs) ride on the nodes only with include_dom.
+    type V1Node = { role: string; tag?: string; attrs?: Record<string, string> };
+    const domNodes: V1Node[] = s.snapshot.nodes;
+    assert.ok(domNodes.every((n) => typeof n.tag === 'string'));
+    assert.ok(domNodes.some((n) => n.attrs?.type === 'password'));
+    const plain = await snap({});
+    const plainNodes: V1Node[] = plain.snapshot.nodes;
+    assert.equal(plainNodes.length, domNodes.length);
+    assert.ok(plainNodes.every((n) => n.tag === undefined && n.attrs === undefined));
+    assert.equal(plain.provider_data, undefined);
     // A caller that reads only the text can leave the node list and elements out; the shape stays.
     const lean = await snap({ include_nodes: false, include_elements: false });
     assert.equal(lean.snapshot.format, 'jcode.page_snapshot.v1');

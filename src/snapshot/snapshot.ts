@@ -435,9 +435,17 @@ function applyBudget(
 }
 
 /** The provider-protocol rendering: a flat node list linked by ids. */
+/**
+ * The model as `jcode.page_snapshot.v1`: a flat node list linked by ids. Each
+ * node has the draft's fields plus its live state (`value`, `states`) and what
+ * the snapshot options asked for (frame, url, bbox). The DOM-derived extras
+ * (`tag`, the whitelisted `attrs`) come only with `dom: true`: they are not
+ * the draft's and on a large page they are a tenth of the bytes.
+ */
 export function toPageSnapshotV1(
   model: SnapshotNode,
   maxNodes?: number,
+  { dom = false }: { dom?: boolean } = {},
 ): { snapshot: PageSnapshotV1; nodesTruncated: boolean } {
   const nodes: PageSnapshotV1Node[] = [];
   const limit = maxNodes ?? Number.POSITIVE_INFINITY;
@@ -454,11 +462,11 @@ export function toPageSnapshotV1(
       text: n.text ?? (n.role === 'text' ? '' : n.name),
       element_ref: n.element_ref ?? null,
       actionable: n.actionable,
-      tag: n.tag,
     };
+    if (dom) out.tag = n.tag;
     if (n.value !== undefined) out.value = n.value;
     if (n.states) out.states = n.states;
-    if (n.attrs) out.attrs = n.attrs;
+    if (dom && n.attrs) out.attrs = n.attrs;
     if (n.frame) out.frame = n.frame;
     if (n.url) out.url = n.url;
     if (n.bbox) out.bbox = n.bbox;

@@ -14,6 +14,7 @@ import {
 } from './envelope.js';
 import type { EventRouter, EventSink } from './events.js';
 import { LineFramer, MAX_LINE_BYTES } from './framing.js';
+import { writeJsonLine } from './json-writer.js';
 import type { MethodRegistry } from './registry.js';
 import type { CallContext, ProviderOptions } from './table.js';
 
@@ -39,7 +40,8 @@ export class Connection implements EventSink {
 
   constructor(
     private readonly state: ProviderState,
-    private readonly write: (line: string) => void,
+    /** Takes one envelope line, possibly in several pieces (the last ends with "\n"). */
+    private readonly write: (piece: string) => void,
     maxLineBytes = MAX_LINE_BYTES,
   ) {
     this.framer = new LineFramer(maxLineBytes);
@@ -74,7 +76,7 @@ export class Connection implements EventSink {
 
   private send(envelope: unknown): void {
     if (this.closed) return;
-    this.write(`${JSON.stringify(envelope)}\n`);
+    writeJsonLine(envelope, this.write);
   }
 
   private onFrame(ev: { kind: 'line'; text: string } | { kind: 'overflow'; bytes: number }): void {

@@ -4,6 +4,7 @@ import { readHtml } from '../../engine/content.js';
 import type { SessionRequest } from '../../engine/engine.js';
 import { TabwrightError } from '../../engine/errors.js';
 import type { Session } from '../../engine/session.js';
+import { toPageSnapshotV1 } from '../../snapshot/index.js';
 import { actionOptions, actionResult, opOptions, pageOf, sessionOf, targetOf, waitUntil } from './helpers.js';
 import {
   PageClickParams,
@@ -207,7 +208,9 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
                 root: { node_id: r.model.node_id, role: r.model.role, name: r.model.name, children: [] },
                 nodes: [],
               }
-            : r.snapshot,
+            : include_dom
+              ? toPageSnapshotV1(r.model, p.max_nodes, { dom: true }).snapshot
+              : r.snapshot,
         elements: include_elements === false ? [] : r.elements,
         text: include_text === false ? '' : r.text,
         truncated: r.truncated,

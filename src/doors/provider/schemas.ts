@@ -87,7 +87,12 @@ export const PageOpenParams = PageParams.extend({
 export const PageSnapshotParams = PageParams.extend({
   include_screenshot: z.boolean().optional(),
   include_html: z.boolean().optional(),
-  include_dom: z.boolean().optional().describe('Also return the page model tree in provider_data.model.'),
+  include_dom: z
+    .boolean()
+    .optional()
+    .describe(
+      "Also return DOM-derived data: each node's tag and whitelisted attributes (attrs), and the page model tree in provider_data.model.",
+    ),
   include_a11y: z
     .boolean()
     .optional()
