@@ -2,9 +2,11 @@
  * Provider protocol benchmark (not a timed test):
  *   1. 10,000 sequential provider.status round trips over stdio (p50, p99);
  *   2. the same 10,000 pipelined (all written at once; per-request latency and throughput);
- *   3. page.snapshot through the door versus the in-process engine call on the
- *      same pages (two corpus pages and a small fixture), median of N each, and the
- *      door's own share (round trip minus the engine's reported snapshot time).
+ *   3. provider.status after 8 ms idle: the process hop's floor on this machine;
+ *   4. page.snapshot through the door versus the in-process engine call on the
+ *      same pages (two corpus pages and a small fixture), interleaved, median of N:
+ *      the full default reply and a text-only one, each timed to the reply's arrival
+ *      and after this Node client's JSON.parse of it.
  * Targets (issue 5): p50 ≤ 0.3 ms sequential; door overhead on page.snapshot ≤ 10%.
  *
  * Usage: npm run bench:protocol [-- --n 10000] [-- --snapshots 30]
@@ -31,6 +33,52 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 const ms = (x: number) => `${x.toFixed(3)} ms`;
+
+type EngineSession = Awaited<ReturnType<Engine['startSession']>>;
+type EngineSnapshot = Awaited<ReturnType<ReturnType<EngineSession['page']>['snapshot']>>;
+
+/**
+ * One page.snapshot comparison: the door's round trip (to the reply's arrival, and
+ * after this Node client's JSON.parse) against the in-process engine call that
+ * reads the same fields.
+ */
+function sample() {
+  const received: number[] = [];
+  const decoded: number[] = [];
+  const decode: number[] = [];
+  const engine: number[] = [];
+  let bytes = 0;
+  return {
+    async door(client: ProviderClient, params: Record<string, unknown>, warm: boolean) {
+      const t = performance.now();
+      const r = await client.request('page.snapshot', params);
+      const done = performance.now();
+      if (!r.ok) throw new Error(`page.snapshot failed: ${r.error.message}`);
+      const a = client.arrival(r);
+      if (warm || !a) return;
+      received.push(a.arrivedAt - t);
+      decoded.push(done - t);
+      decode.push(a.decodeMs);
+      bytes = a.bytes;
+    },
+    async engine(es: EngineSession, read: (r: EngineSnapshot) => void, warm: boolean) {
+      const t = performance.now();
+      read(await es.page().snapshot({}, { timeoutMs: 30_000 }));
+      if (!warm) engine.push(performance.now() - t);
+    },
+    print(label: string) {
+      // Each door call is paired with the engine call right after it; the median of the pairs'
+      // ratios follows the machine's drift better than a ratio of two medians.
+      const over = (xs: number[]) => {
+        const ratios = xs.map((x, i) => (x - engine[i]!) / engine[i]!);
+        return `${(pct(ratios, 50) * 100).toFixed(1)}%`;
+      };
+      console.log(
+        `    ${label}, ${(bytes / 1024).toFixed(0)} KiB: engine ${ms(pct(engine, 50))} | door, reply received ${ms(pct(received, 50))} → overhead ${over(received)} | + client JSON.parse ${ms(pct(decode, 50))} → ${ms(pct(decoded, 50))}, ${over(decoded)}`,
+      );
+    },
+  };
+}
 
 async function main() {
   const home = mkdtempSync(join(tmpdir(), 'tabwright-bench-'));
@@ -78,64 +126,38 @@ async function main() {
       '/corpus/pages/nytimes-1/index.html',
       '/fixtures/provider/index.html',
     ];
+    // The fixed cost of crossing the process boundary when both processes have been idle for as
+    // long as a small snapshot takes: the machine's wake-up latency, paid by any out-of-process door.
+    const idle: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      await new Promise((r) => setTimeout(r, 8));
+      const t = performance.now();
+      await client.request('provider.status');
+      idle.push(performance.now() - t);
+    }
+    console.log(
+      `provider.status after 8 ms idle ×60: p50 ${ms(pct(idle, 50))} (the process hop's floor here)`,
+    );
+
     console.log(`page.snapshot, median of ${SNAPSHOTS} (door = round trip through the provider process):`);
     for (const path of pages) {
       const url = `${server.url}${path}`;
       await client.call('page.open', { session_id: s.session_id, url, timeout_ms: 30_000 });
       await es.page().open(url, 'load', { timeoutMs: 30_000 });
-      const door: number[] = [];
-      const inner: number[] = [];
-      const local: number[] = [];
-      const localFull: number[] = [];
-      let bytes = 0;
-      // The same for a caller that reads only the text (include_nodes / include_elements false).
-      const doorLean: number[] = [];
-      const localLean: number[] = [];
-      let bytesLean = 0;
-      const lean = {
-        session_id: s.session_id,
-        timeout_ms: 30_000,
-        include_nodes: false,
-        include_elements: false,
-      };
+      const full = sample();
+      const lean = sample();
+      const leanParams = { include_nodes: false, include_elements: false };
       for (let i = 0; i < SNAPSHOTS + 3; i++) {
         // Interleaved, so both sides see the same machine load.
-        const t = performance.now();
-        const r = await client.call('page.snapshot', { session_id: s.session_id, timeout_ms: 30_000 });
-        const rtt = performance.now() - t;
-        const t2 = performance.now();
-        const er = await es.page().snapshot({}, { timeoutMs: 30_000 });
-        const eng = performance.now() - t2;
-        // The same fields the door returns (the jcode form is built lazily, on first read).
-        void [er.snapshot, er.elements, er.text];
-        const full = performance.now() - t2;
-        const t3 = performance.now();
-        const rl = await client.call('page.snapshot', lean);
-        const rttLean = performance.now() - t3;
-        const t4 = performance.now();
-        void (await es.page().snapshot({}, { timeoutMs: 30_000 })).text;
-        const engLean = performance.now() - t4;
-        if (i < 3) continue;
-        doorLean.push(rttLean);
-        localLean.push(engLean);
-        bytesLean = JSON.stringify(rl).length;
-        door.push(rtt);
-        local.push(eng);
-        localFull.push(full);
-        if (r.timing?.total_ms !== undefined) inner.push(rtt - r.timing.total_ms);
-        bytes = JSON.stringify(r).length;
+        const warm = i < 3;
+        await full.door(client, { session_id: s.session_id, timeout_ms: 30_000 }, warm);
+        await full.engine(es, (er) => void [er.snapshot, er.elements, er.text], warm);
+        await lean.door(client, { session_id: s.session_id, timeout_ms: 30_000, ...leanParams }, warm);
+        await lean.engine(es, (er) => void er.text, warm);
       }
-      const d = pct(door, 50);
-      const e = pct(localFull, 50);
-      const own = inner.length ? ` door's own share p50 ${ms(pct(inner, 50))}` : '';
-      console.log(
-        `  ${path}: door ${ms(d)}  engine ${ms(e)} (${ms(pct(local, 50))} before reading the jcode form)  overhead ${(((d - e) / e) * 100).toFixed(1)}%${own}  (${(bytes / 1024).toFixed(0)} KiB reply)`,
-      );
-      const dl = pct(doorLean, 50);
-      const el = pct(localLean, 50);
-      console.log(
-        `    text only: door ${ms(dl)}  engine ${ms(el)}  overhead ${(((dl - el) / el) * 100).toFixed(1)}%  (${(bytesLean / 1024).toFixed(0)} KiB reply)`,
-      );
+      console.log(`  ${path}:`);
+      full.print('full reply (jcode nodes + elements + text)');
+      lean.print('text only (include_nodes/include_elements false)');
     }
     await client.call('session.close', { session_id: s.session_id });
   } finally {

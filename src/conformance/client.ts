@@ -51,6 +51,15 @@ export class ProviderCallError extends Error {
   }
 }
 
+export interface ReplyArrival {
+  /** performance.now() when the reply's whole line was in this process. */
+  arrivedAt: number;
+  /** This client's JSON.parse of the line (a client's own cost, not the provider's). */
+  decodeMs: number;
+  /** The line's length in UTF-16 units (characters). */
+  bytes: number;
+}
+
 export class ProviderClient {
   private seq = 0;
   /** Received text not yet ending in a newline (kept as parts: re-joining on every chunk is quadratic). */
@@ -69,6 +78,8 @@ export class ProviderClient {
   /** Lines on the provider's stdout that were not JSON envelopes (a protocol violation). */
   readonly badLines: string[] = [];
   stderr = '';
+  /** When each reply's line was complete, and how long JSON.parse took (benchmarks read this). */
+  private readonly arrivals = new WeakMap<object, ReplyArrival>();
   private waiters: (() => void)[] = [];
   private exited: Promise<number | null>;
   private gone = false;
@@ -133,6 +144,11 @@ export class ProviderClient {
     return new ProviderClient(sock, sock, undefined, sock);
   }
 
+  /** When `reply`'s line had fully arrived, before this client decoded it; undefined for replies not awaited. */
+  arrival(reply: Reply): ReplyArrival | undefined {
+    return this.arrivals.get(reply);
+  }
+
   get pid(): number | undefined {
     return this.child?.pid;
   }
@@ -164,6 +180,7 @@ export class ProviderClient {
 
   private onLine(line: string): void {
     if (line.trim() === '') return;
+    const arrivedAt = performance.now();
     let msg: any;
     try {
       msg = JSON.parse(line);
@@ -180,6 +197,7 @@ export class ProviderClient {
       const cb = msg.id !== null ? this.pending.get(msg.id) : undefined;
       if (cb) {
         this.pending.delete(msg.id);
+        this.arrivals.set(msg, { arrivedAt, decodeMs: performance.now() - arrivedAt, bytes: line.length });
         cb(msg as Reply);
       } else this.orphans.push(msg as Reply);
     } else this.badLines.push(line.slice(0, 500));
