@@ -9,7 +9,7 @@
  *      and after this Node client's JSON.parse of it.
  * Targets (issue 5): p50 ≤ 0.3 ms sequential; door overhead on page.snapshot ≤ 10%.
  *
- * Usage: npm run bench:protocol [-- --n 10000] [-- --snapshots 30]
+ * Usage: npm run bench:protocol [-- --n 10000] [-- --snapshots 30] [-- --same-browser]
  * Needs the build (npm run -s build): it spawns bin/tabwright.js provider.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ProviderClient } from '../src/conformance/client.js';
 import { Engine } from '../src/index.js';
+import { type DebuggableChromium, startDebuggableChromium } from '../test/helpers/external-browser.js';
 import { startFixtureServer } from '../test/helpers/fixture-server.js';
 
 const arg = (name: string, dflt: number) => {
@@ -26,6 +27,7 @@ const arg = (name: string, dflt: number) => {
 };
 const N = arg('n', 10_000);
 const SNAPSHOTS = arg('snapshots', 30);
+const SAME_BROWSER = process.argv.includes('--same-browser');
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 
 function pct(xs: number[], p: number): number {
@@ -87,6 +89,7 @@ async function main() {
     env: { TABWRIGHT_HOME: home, TABWRIGHT_LOG: 'warn' },
   });
   const engine = new Engine({ home });
+  let shared: DebuggableChromium | undefined;
   try {
     // Warm up: diagnostics are computed on the first status, the JIT on the next few hundred.
     for (let i = 0; i < 500; i++) await client.call('provider.status');
@@ -119,8 +122,21 @@ async function main() {
     );
 
     const policy = { allowed_origins: [server.url] };
-    const s = await client.call('session.ensure', policy);
-    const es = await engine.startSession({ policy });
+    // --same-browser: both sides attach to one Chromium (each in its own tab), so the comparison is
+    // not also a comparison of two browser instances (which differ by up to ±15% here on their own).
+    shared = SAME_BROWSER ? await startDebuggableChromium() : undefined;
+    const s = await client.call(
+      'session.ensure',
+      shared ? { ...policy, cdp_endpoint: shared.httpEndpoint, attach: 'require' } : policy,
+    );
+    const es = await engine.startSession(
+      shared ? { kind: 'attach', endpoint: shared.httpEndpoint, policy } : { policy },
+    );
+    if (shared) {
+      // Each side in a tab of its own.
+      await client.call('page.open', { session_id: s.session_id, url: 'about:blank', new_page: true });
+      await es.newPage();
+    }
     const pages = [
       '/corpus/pages/wikipedia/index.html',
       '/corpus/pages/nytimes-1/index.html',
@@ -163,6 +179,7 @@ async function main() {
   } finally {
     await client.close();
     await engine.close();
+    await shared?.stop();
     await server.close();
     rmSync(home, { recursive: true, force: true });
   }
