@@ -164,12 +164,17 @@ async function main() {
       const lean = sample();
       const leanParams = { include_nodes: false, include_elements: false };
       for (let i = 0; i < SNAPSHOTS + 3; i++) {
-        // Interleaved, so both sides see the same machine load.
+        // Interleaved, so both sides see the same machine load, and in alternating order, so
+        // neither side always runs right after the other (a warm browser, a collected heap).
         const warm = i < 3;
-        await full.door(client, { session_id: s.session_id, timeout_ms: 30_000 }, warm);
-        await full.engine(es, (er) => void [er.snapshot, er.elements, er.text], warm);
-        await lean.door(client, { session_id: s.session_id, timeout_ms: 30_000, ...leanParams }, warm);
-        await lean.engine(es, (er) => void er.text, warm);
+        const steps = [
+          () => full.door(client, { session_id: s.session_id, timeout_ms: 30_000 }, warm),
+          () => full.engine(es, (er) => void [er.snapshot, er.elements, er.text], warm),
+          () => lean.door(client, { session_id: s.session_id, timeout_ms: 30_000, ...leanParams }, warm),
+          () => lean.engine(es, (er) => void er.text, warm),
+        ];
+        const order = i % 2 === 0 ? [0, 1, 2, 3] : [1, 0, 3, 2];
+        for (const k of order) await steps[k]!();
       }
       console.log(`  ${path}:`);
       full.print('full reply (jcode nodes + elements + text)');
