@@ -164,7 +164,6 @@ const diffDomText = def({
       added: added.slice(0, 200).map((l) => l.trim()),
       removed: removed.slice(0, 200).map((l) => l.trim()),
       first: task.snapshot === undefined,
-      baselineSeq: task.snapshot ? undefined : undefined,
     };
   },
 });
