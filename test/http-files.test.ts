@@ -9,6 +9,7 @@ import { filesOptionsFromEnv, resolveFilesConfig } from '../src/doors/http/files
 import { type HttpServer, startHttpServer } from '../src/doors/http/server.js';
 import { FIXTURE_ROOT } from './helpers/fixture-server.js';
 import { type DoorHarness, doorHarness, type Json } from './helpers/http.js';
+import { seededRandom } from './helpers/random.js';
 
 /**
  * File staging (POST/GET/DELETE /playwright/upload), upload_file with its receipt, download_image and
@@ -282,11 +283,7 @@ describe('staging: POST / GET / DELETE /playwright/upload', () => {
     );
 
     // Random bodies and content types (seeded, so a failure repeats): always JSON, never 500.
-    let seed = 7;
-    const rnd = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
+    const rnd = seededRandom(7);
     const types = [
       'application/json',
       'multipart/form-data; boundary=q',

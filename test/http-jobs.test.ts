@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { substitute } from '../src/doors/http/recipes.js';
 import { doorTestEnv, type Json } from './helpers/http.js';
+import { seededRandom } from './helpers/random.js';
 
 const { h, id } = await doorTestEnv();
 
@@ -175,11 +176,8 @@ test('substitute: typed whole values, quoted placeholders JSON-encoded, missing 
   assert.deepEqual([...missing], ['nope']);
   // Random strings with random placeholders: a quoted placeholder always yields a parseable JS string literal.
   const alphabet = ['a', '"', "'", '\\', '{', '}', '{{', '}}', ' ', '\n', '\u2028', '中', '$&', '$1'];
-  let seed = 7;
-  const rnd = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed % n;
-  };
+  const random = seededRandom(7);
+  const rnd = (n: number) => Math.floor(random() * n);
   for (let i = 0; i < 500; i++) {
     let value = '';
     for (let j = rnd(12); j > 0; j--) value += alphabet[rnd(alphabet.length)];

@@ -6,6 +6,7 @@ import { writeJsonLine } from '../src/doors/provider/json-writer.js';
 import { tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 import { spawnProvider } from './helpers/provider.js';
+import { seededRandom } from './helpers/random.js';
 
 const CORE = [
   'provider.describe',
@@ -47,11 +48,7 @@ describe('line framing', () => {
   });
 
   it('fuzz: random chunkings give the same lines', () => {
-    let seed = 7;
-    const rnd = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
+    const rnd = seededRandom(7);
     const lines = Array.from({ length: 200 }, (_, i) =>
       JSON.stringify({ i, s: 'x'.repeat(Math.floor(rnd() * 40)) }),
     );
@@ -78,11 +75,7 @@ describe('reply writer', () => {
   };
 
   it('writes exactly JSON.stringify(value) + newline, in pieces, for random replies', () => {
-    let seed = 7;
-    const rnd = () => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed / 0x7fffffff;
-    };
+    const rnd = seededRandom(7);
     const strings = [
       '',
       'a',
@@ -267,11 +260,7 @@ describe('provider door over stdio', () => {
   });
 
   it('fuzz: random garbage lines each get an error envelope, nothing else', async () => {
-    let seed = 42;
-    const rnd = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
+    const rnd = seededRandom(42);
     const samples = [
       '{',
       '{}',

@@ -9,6 +9,7 @@ import {
   toJsonSchema,
   WaitConditions,
 } from '../src/engine/schemas.js';
+import { seededRandom } from './helpers/random.js';
 
 describe('shared schemas', () => {
   test('targets: exactly one kind, each validated', () => {
@@ -58,11 +59,7 @@ describe('shared schemas', () => {
       { a: { b: [] } },
       true,
     ];
-    let seed = 7;
-    const rnd = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
+    const rnd = seededRandom(7);
     const keys = [
       'element_ref',
       'selector',
