@@ -16,75 +16,9 @@ export const TimeoutMs = z
   .max(60_000)
   .describe('Deadline in ms, queueing included (default 10000, max 60000).');
 
-export const ElementRef = z
-  .string()
-  .regex(/^e[1-9][0-9]*$/)
-  .describe('An element ref from the latest snapshot, e.g. "e12".');
+export { ActionFields, ActionSpec, ElementRef, Modifier, Target } from './actions/spec.js';
 
-export const Target = z
-  .union([
-    z.object({ element_ref: ElementRef }).strict(),
-    z.object({ selector: z.string().min(1).describe('CSS selector matching exactly one element.') }).strict(),
-    z
-      .object({
-        role: z.string().min(1),
-        name: z.string().optional(),
-        exact: z.boolean().optional(),
-        context: z.string().optional().describe('Name of an ancestor, to disambiguate.'),
-      })
-      .strict(),
-    z.object({ text: z.string().min(1), exact: z.boolean().optional() }).strict(),
-    z.object({ x: z.number(), y: z.number() }).strict().describe('CSS pixels in the viewport.'),
-  ])
-  .describe('Exactly one of: element_ref (preferred), selector, role (+name), text, or x and y.');
-
-export const Modifier = z.enum(['Alt', 'Control', 'Meta', 'Shift']);
-
-/** Per-action fields, as in src/engine/actions/types.ts (ActionSpec). */
-export const ActionFields = {
-  click: z
-    .object({
-      button: z.enum(['left', 'right', 'middle']).optional(),
-      click_count: z.number().int().min(1).max(3).optional(),
-      modifiers: z.array(Modifier).optional(),
-      synthetic: z
-        .boolean()
-        .optional()
-        .describe('Script-dispatched events instead of trusted input; skips actionability.'),
-    })
-    .strict(),
-  hover: z.object({}).strict(),
-  focus: z.object({}).strict(),
-  type: z
-    .object({
-      text: z.string(),
-      replace: z.boolean().optional(),
-      submit: z.boolean().optional(),
-      key_by_key: z.boolean().optional(),
-    })
-    .strict(),
-  fill: z.object({ value: z.string() }).strict(),
-  press: z.object({ key: z.string().min(1).describe('A key or chord, e.g. "Enter", "Control+A".') }).strict(),
-  select: z
-    .object({
-      values: z.array(z.string()).optional(),
-      labels: z.array(z.string()).optional(),
-      indexes: z.array(z.number().int().min(0)).optional(),
-    })
-    .strict(),
-  check: z.object({}).strict(),
-  uncheck: z.object({}).strict(),
-  scroll: z
-    .object({
-      pages: z.number().optional(),
-      dy: z.number().optional(),
-      dx: z.number().optional(),
-      into_view: z.boolean().optional(),
-    })
-    .strict(),
-  drag: z.object({ to: Target }).strict(),
-  set_files: z.object({ files: z.array(z.string()).min(1) }).strict(),
-} as const;
+import { ElementRef } from './actions/spec.js';
 
 export const WaitConditions = z
   .object({
@@ -202,4 +136,25 @@ export function parseParams<S extends z.ZodType>(schema: S, params: unknown, met
       },
     },
   );
+}
+
+/**
+ * Validates an engine operation's input (or one part of it, `what`: e.g. "target"); failures are
+ * invalid_request with the schema's own message, naming the field.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const res = schema.safeParse(value);
+  if (res.success) return res.data;
+  const issue = res.error.issues[0]!;
+  const path = issue.path.map(String);
+  const field = [what, ...path].join('.');
+  const unknownKeys = issue.code === 'unrecognized_keys' ? (issue as { keys?: string[] }).keys : undefined;
+  const problem = unknownKeys ? `unknown field(s) ${unknownKeys.join(', ')}` : issue.message;
+  throw new TabwrightError('invalid_request', `Invalid ${field}: ${problem}`, {
+    details: {
+      field: path.at(-1) ?? what,
+      path: field,
+      issues: res.error.issues.slice(0, 5).map((i) => ({ path: i.path.map(String), message: i.message })),
+    },
+  });
 }

@@ -3,6 +3,7 @@ import { takeSnapshot } from '../../snapshot/snapshot.js';
 import { Deadline, DeadlineExpired } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
 import type { Page } from '../page.js';
+import { parseInput } from '../schemas.js';
 import { buildChecks, type Check, runWait } from '../waits.js';
 import { elementCall, locatePinned, type PinnedElement } from './element-calls.js';
 import { waitActionable } from './guard.js';
@@ -16,8 +17,9 @@ import {
   VALUE_QUIET_MS,
 } from './observe.js';
 import { refuseTarget } from './refuse.js';
-import { frameOffset, type ResolvedTarget, resolveTarget, validateTarget } from './resolve.js';
+import { frameOffset, parseTarget, type ResolvedTarget, resolveTarget } from './resolve.js';
 import { markSignals, pendingRequests, signalsSince } from './signals.js';
+import { ActionSpec as ActionSpecSchema } from './spec.js';
 import type { ActionOptions, ActionSpec, Receipt, Target, ValueChange } from './types.js';
 
 const KIND: Record<ActionSpec['action'], ProbeKind> = {
@@ -49,45 +51,11 @@ export async function performAction(
   spec: ActionSpec,
   opts: ActionOptions = {},
 ): Promise<Receipt> {
-  const t = target === undefined && TARGETLESS.has(spec.action) ? undefined : validateTarget(target);
-  validateSpec(spec);
+  const t = target === undefined && TARGETLESS.has(spec?.action) ? undefined : parseTarget(target);
+  spec = parseInput(ActionSpecSchema, spec, 'action');
   // Checked before anything runs: a bad verify condition must not follow a dispatched action.
   const verifyChecks = opts.verify ? buildChecks(opts.verify, { mode: opts.verify_mode }) : undefined;
   return page.run(`page.${spec.action}`, 'action', opts, (d) => run(page, t, spec, opts, d, verifyChecks));
-}
-
-function validateSpec(spec: ActionSpec): void {
-  const bad = (msg: string, field: string) =>
-    new TabwrightError('invalid_request', msg, { details: { field } });
-  switch (spec.action) {
-    case 'click':
-      if (
-        spec.click_count !== undefined &&
-        (!Number.isInteger(spec.click_count) || spec.click_count < 1 || spec.click_count > 3)
-      )
-        throw bad('click_count must be 1, 2 or 3.', 'click_count');
-      break;
-    case 'type':
-      if (typeof spec.text !== 'string') throw bad('type needs text (a string).', 'text');
-      break;
-    case 'fill':
-      if (typeof spec.value !== 'string') throw bad('fill needs value (a string).', 'value');
-      break;
-    case 'press':
-      if (typeof spec.key !== 'string' || spec.key === '')
-        throw bad('press needs key, e.g. "Enter" or "Control+A".', 'key');
-      break;
-    case 'select':
-      if (!spec.values?.length && !spec.labels?.length && !spec.indexes?.length)
-        throw bad('select needs values, labels or indexes.', 'values');
-      break;
-    case 'set_files':
-      if (!Array.isArray(spec.files)) throw bad('set_files needs files (a list of paths).', 'files');
-      break;
-    case 'drag':
-      validateTarget(spec.to);
-      break;
-  }
 }
 
 /** The page, and the target's frame, must be at origins the session's policy allows (before any dispatch). */

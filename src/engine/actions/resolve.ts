@@ -6,7 +6,9 @@ import type { Deadline } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
 import { frameById } from '../frames.js';
 import type { Page } from '../page.js';
+import { parseInput } from '../schemas.js';
 import { frameCall, type PinnedElement } from './element-calls.js';
+import { Target as TargetSchema } from './spec.js';
 import type { Target } from './types.js';
 
 export type ResolvedTarget =
@@ -23,52 +25,9 @@ function describeTarget(t: Target): string {
   return `point (${t.x}, ${t.y})`;
 }
 
-export function validateTarget(t: unknown): Target {
-  const o = (t ?? {}) as Record<string, unknown>;
-  const keys = ['element_ref', 'selector', 'role', 'text', 'x'].filter((k) => o[k] !== undefined);
-  if (keys.length !== 1) {
-    throw new TabwrightError(
-      'invalid_request',
-      keys.length === 0
-        ? 'No target given: pass element_ref (preferred), selector, role (+ name), text, or x and y.'
-        : `Several targets given (${keys.join(', ')}): pass exactly one.`,
-      { details: { field: 'target' } },
-    );
-  }
-  if (
-    o.x !== undefined &&
-    (typeof o.x !== 'number' || typeof o.y !== 'number' || !Number.isFinite(o.x) || !Number.isFinite(o.y))
-  ) {
-    throw new TabwrightError('invalid_request', 'A position target needs numeric x and y in CSS pixels.', {
-      details: { field: 'target' },
-    });
-  }
-  for (const k of ['element_ref', 'selector', 'role', 'text']) {
-    if (o[k] !== undefined && (typeof o[k] !== 'string' || (o[k] as string).trim() === '')) {
-      throw new TabwrightError('invalid_request', `target.${k} must be a non-empty string.`, {
-        details: { field: k },
-      });
-    }
-  }
-  if (o.frame !== undefined && (o.selector === undefined) === (o.text === undefined)) {
-    throw new TabwrightError('invalid_request', 'target.frame goes with a selector or text target.', {
-      details: { field: 'frame' },
-    });
-  }
-  if (o.frame !== undefined && (typeof o.frame !== 'string' || o.frame === '')) {
-    throw new TabwrightError('invalid_request', 'target.frame must be a frame id from the page frames.', {
-      details: { field: 'frame' },
-    });
-  }
-  if (
-    o.nth !== undefined &&
-    (o.selector === undefined || !Number.isInteger(o.nth) || (o.nth as number) < 0)
-  ) {
-    throw new TabwrightError('invalid_request', 'target.nth is a 0-based integer and goes with a selector.', {
-      details: { field: 'nth' },
-    });
-  }
-  return o as Target;
+/** Validates a caller's target (one of the shapes of spec.ts); invalid_request names the problem. */
+export function parseTarget(t: unknown): Target {
+  return parseInput(TargetSchema, t, 'target');
 }
 
 function mainFrame(page: Page): BackendFrame {
@@ -138,7 +97,7 @@ export interface Located {
 
 /** Resolves an element target (not a point) to its ref, by the same rules as an action. */
 export async function locateTarget(page: Page, target: Target, d: Deadline): Promise<Located> {
-  const r = await resolveTarget(page, validateTarget(target), d);
+  const r = await resolveTarget(page, parseTarget(target), d);
   if (r.kind !== 'element') {
     throw new TabwrightError('invalid_request', 'A point names no element; locate needs an element target.', {
       details: { field: 'target' },

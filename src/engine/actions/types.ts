@@ -1,57 +1,8 @@
 import type { OperationOptions } from '../deadline.js';
 import type { WaitConditions } from '../waits.js';
+import type { ActionName } from './spec.js';
 
-/** What an action is aimed at. Refs are preferred; the others are resolved to a ref first. */
-export type Target =
-  | { element_ref: string }
-  /**
-   * CSS selector in the main frame, or in `frame` (an engine frame id, `pageFrames()`). Must match
-   * exactly one element unless `nth` (0-based, document order) picks one explicitly.
-   */
-  | { selector: string; frame?: string; nth?: number }
-  /** Role and accessible name as in the snapshot; `context` = the name of an ancestor, to disambiguate. */
-  | { role: string; name?: string; exact?: boolean; context?: string }
-  /** Visible text: the innermost element showing it (main frame, or `frame`), exactly one. */
-  | { text: string; exact?: boolean; frame?: string }
-  /** CSS pixels in the page viewport. */
-  | { x: number; y: number };
-
-export type Modifier = 'Alt' | 'Control' | 'Meta' | 'Shift';
-
-export type ActionSpec =
-  | {
-      action: 'click';
-      button?: 'left' | 'right' | 'middle';
-      click_count?: number;
-      modifiers?: Modifier[];
-      /**
-       * Dispatch mousedown/mouseup/click as DOM events from script instead of
-       * trusted input. Only when asked: it skips the visibility and covering
-       * checks, and frameworks may ignore untrusted events.
-       */
-      synthetic?: boolean;
-    }
-  | { action: 'hover' }
-  | { action: 'focus' }
-  /**
-   * Types text at the end of the current value (`replace` clears first;
-   * `submit` presses Enter after). One input event with the whole text, like
-   * paste; `key_by_key` sends every key as a user typing would.
-   */
-  | { action: 'type'; text: string; replace?: boolean; submit?: boolean; key_by_key?: boolean }
-  /** Replaces the value and verifies the final value. */
-  | { action: 'fill'; value: string }
-  /** A key or chord ("Enter", "Control+A"); on the target, or on the focused element when there is none. */
-  | { action: 'press'; key: string }
-  | { action: 'select'; values?: string[]; labels?: string[]; indexes?: number[] }
-  | { action: 'check' }
-  | { action: 'uncheck' }
-  /** Element or page: by pages (±), by pixels, or the target into view. */
-  | { action: 'scroll'; pages?: number; dy?: number; dx?: number; into_view?: boolean }
-  | { action: 'drag'; to: Target }
-  | { action: 'set_files'; files: string[] };
-
-export type ActionName = ActionSpec['action'];
+export type { ActionName, ActionSpec, Modifier, Target } from './spec.js';
 
 export interface ActionOptions extends OperationOptions {
   /** Cap of the observation window after dispatch. Default 500 ms. */
