@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { Engine, type Page } from '../src/index.js';
+import { createEngine, type Page } from '../src/index.js';
 import { startFixtureServer } from '../test/helpers/fixture-server.js';
 import { playwrightMcpTransport } from './lib/playwright-mcp.js';
 import { fmt, machine, median, percentile } from './lib/stats.js';
@@ -42,7 +42,7 @@ async function refOf(page: Page, role: string, name?: (n: string) => boolean): P
 }
 
 async function benchOurs(base: string, home: string): Promise<Record<Scenario, number[]>> {
-  const engine = new Engine({ home });
+  const engine = createEngine({ home });
   const out = {} as Record<Scenario, number[]>;
   try {
     const page = (await engine.startSession()).page();

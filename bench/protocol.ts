@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ProviderClient } from '../src/conformance/client.js';
-import { Engine } from '../src/index.js';
+import { createEngine, type Engine } from '../src/index.js';
 import { type DebuggableChromium, startDebuggableChromium } from '../test/helpers/external-browser.js';
 import { startFixtureServer } from '../test/helpers/fixture-server.js';
 
@@ -88,7 +88,7 @@ async function main() {
   const client = ProviderClient.spawn([process.execPath, join(ROOT, 'bin/tabwright.js'), 'provider'], {
     env: { TABWRIGHT_HOME: home, TABWRIGHT_LOG: 'warn' },
   });
-  const engine = new Engine({ home });
+  const engine = createEngine({ home });
   let shared: DebuggableChromium | undefined;
   try {
     // Warm up: diagnostics are computed on the first status, the JIT on the next few hundred.

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page as PwPage } from 'playwright-core';
 import type { ChromiumPage } from '../src/backends/chromium/chromium-page.js';
-import { Engine } from '../src/index.js';
+import { createEngine } from '../src/index.js';
 import { INTERACTIVE_ROLES } from '../src/snapshot/model.js';
 import { registryOf } from '../src/snapshot/refs.js';
 import { CORPUS_ROOT, startFixtureServer } from '../test/helpers/fixture-server.js';
@@ -163,7 +163,7 @@ async function fidelity(
 async function main() {
   const server = await startFixtureServer();
   const home = mkdtempSync(join(tmpdir(), 'tabwright-bench-'));
-  const engine = new Engine({ home });
+  const engine = createEngine({ home });
   const session = await engine.startSession();
   const page = session.page();
   const pw = (page.backend as ChromiumPage).pw;

@@ -1,4 +1,7 @@
 // The engine as a library: what every door uses, and what embedders may use directly.
+// `createEngine()` is the library's composition root (the Chromium backend); `new Engine({ backends })`
+// takes backends of your own.
+export { createEngine, defaultBackends, type EngineSettings } from './cli/compose.js';
 export type { ActionOptions, ActionSpec, Receipt, Target } from './engine/actions/types.js';
 export type { ConsoleEntry } from './engine/console.js';
 export type { OperationOptions } from './engine/deadline.js';

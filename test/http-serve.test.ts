@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type HttpServer, startHttpServer } from '../src/doors/http/server.js';
-import { Engine } from '../src/index.js';
+import { createEngine, type Engine } from '../src/index.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 
 let home: string;
@@ -16,7 +16,7 @@ let fixtures: FixtureServer;
 
 before(async () => {
   home = mkdtempSync(join(tmpdir(), 'tabwright-http-'));
-  engine = new Engine({ home });
+  engine = createEngine({ home });
   server = await startHttpServer(engine, { port: 0 });
   fixtures = await startFixtureServer();
 });

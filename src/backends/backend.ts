@@ -7,6 +7,8 @@
  * closed target, a disconnected browser) so that driver wording never leaks.
  */
 
+import type { RawBackendOps } from './raw.js';
+
 export type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
 
 export interface LaunchSettings {
@@ -37,9 +39,12 @@ export interface ScreenshotResult {
   height: number;
 }
 
+/** The browser families tabwright can drive (one backend each). */
+export type BrowserFamily = 'chromium' | 'firefox';
+
 /** A browser process (launched, attached over CDP, or a remote server). */
 export interface BackendBrowser {
-  readonly family: 'chromium';
+  readonly family: BrowserFamily;
   readonly label: string;
   version(): string;
   isConnected(): boolean;
@@ -53,6 +58,8 @@ export interface BackendBrowser {
   close(): Promise<void>;
   /** OS process id when we can know it (launched by us, or reported by the browser). */
   pid(): Promise<number | undefined>;
+  /** The backend's raw escape hatches (raw protocol sessions, tracing), when it has them. */
+  raw(): RawBackendOps | undefined;
 }
 
 export interface BackendContext {
@@ -302,9 +309,40 @@ export interface ScreencastFrame {
   at: number;
 }
 
+/** One browser binary a backend found (or was pointed at). */
+export interface BrowserFinding {
+  path: string;
+  /** Where the path came from: an environment variable, or "default path". */
+  source: string;
+  executable: boolean;
+  /** `--version`'s first line, null when unknown. */
+  version: string | null;
+  /** The one a launch would use. */
+  selected: boolean;
+}
+
+/** Something to fix before the backend can launch a browser, with the commands that fix it. */
+export interface SetupProblem {
+  code: string;
+  message: string;
+  manual_steps: string[];
+}
+
+export interface BackendDiscovery {
+  browsers: BrowserFinding[];
+  /** The binary a launch would use, or null. */
+  selected: string | null;
+  problems: SetupProblem[];
+}
+
 /** Session-kind entry points of a backend. */
 export interface Backend {
-  readonly name: string;
+  /** The browser family it drives. */
+  readonly name: BrowserFamily;
+  /** The browsers of this family on this machine (tabwright doctor, provider.status). */
+  discover(): BackendDiscovery;
+  /** The binary to launch; setup_required with the install command when none is found. */
+  executable(): string;
   launch(settings: LaunchSettings): Promise<BackendBrowser>;
   /** One browser process bound to a profile directory; returns its single context. */
   launchPersistent(

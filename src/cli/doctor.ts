@@ -1,4 +1,5 @@
-import { collectDiagnostics, type Diagnostics } from '../engine/diagnostics.js';
+import type { Diagnostics } from '../engine/diagnostics.js';
+import { createEngine } from './compose.js';
 
 export function formatDiagnostics(d: Diagnostics): string {
   const lines: string[] = [];
@@ -26,7 +27,7 @@ export function formatDiagnostics(d: Diagnostics): string {
 
 /** `tabwright doctor [--json]`: exit 0 when usable, 1 when something must be fixed first. */
 export function runDoctor(opts: { json?: boolean }): number {
-  const d = collectDiagnostics();
+  const d = createEngine().diagnostics();
   process.stdout.write(`${opts.json ? JSON.stringify(d, null, 2) : formatDiagnostics(d)}\n`);
   return d.problems.length === 0 ? 0 : 1;
 }

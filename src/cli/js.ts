@@ -141,10 +141,10 @@ async function readStdin(): Promise<string> {
 }
 
 function daemonEntry(): { args: string[] } {
-  const js = fileURLToPath(new URL('../doors/js/daemon-main.js', import.meta.url));
+  const js = fileURLToPath(new URL('./js-daemon-main.js', import.meta.url));
   if (existsSync(js)) return { args: [js] };
   // Running from sources (tsx): the .ts entry through tsx.
-  const ts = fileURLToPath(new URL('../doors/js/daemon-main.ts', import.meta.url));
+  const ts = fileURLToPath(new URL('./js-daemon-main.ts', import.meta.url));
   return { args: ['--import', 'tsx', ts] };
 }
 

@@ -1,5 +1,5 @@
 import { serveMcpStdio } from '../doors/mcp/stdio.js';
-import { Engine } from '../engine/engine.js';
+import { createEngine } from './compose.js';
 
 export interface McpCliOptions {
   headed?: boolean;
@@ -10,7 +10,7 @@ export interface McpCliOptions {
 
 /** `tabwright mcp`: the MCP door on stdio for one client; exits when the client or the parent goes away. */
 export async function runMcp(opts: McpCliOptions): Promise<void> {
-  const engine = new Engine({ headless: !opts.headed });
+  const engine = createEngine({ headless: !opts.headed });
   const tools =
     !opts.tools || opts.tools === 'all' || opts.tools === 'core'
       ? ((opts.tools ?? 'all') as 'all' | 'core')

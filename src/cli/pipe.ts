@@ -4,8 +4,8 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { splitCommandLine } from '../doors/pipe/host/argv.js';
 import { HandshakeError, PipeHost } from '../doors/pipe/host/host.js';
 import { DEFAULT_RULES, loadRules, MacPolicy, type Rules } from '../doors/pipe/protocol/rules.js';
-import { Engine } from '../engine/engine.js';
 import { log } from '../engine/log.js';
+import { createEngine } from './compose.js';
 
 export interface PipeCliOptions {
   agent: string;
@@ -60,7 +60,7 @@ export async function runPipe(opts: PipeCliOptions): Promise<void> {
   const policy = new MacPolicy(rules, (until) =>
     log.warn({ open_until: new Date(until).toISOString() }, 'pipe: circuit breaker open'),
   );
-  const engine = new Engine({ headless: !opts.headed });
+  const engine = createEngine({ headless: !opts.headed });
   const patterns = policy.hostPatterns.length ? policy.hostPatterns : [NO_HOST];
   const session = await engine
     .startSession({ policy: { allowed_host_patterns: patterns } }, { timeoutMs: 60_000 })

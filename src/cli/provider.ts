@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { createProviderState, serveSocket, serveStdio } from '../doors/provider/server.js';
-import { Engine } from '../engine/engine.js';
 import { log } from '../engine/log.js';
+import { createEngine } from './compose.js';
 
 export interface ProviderCliOptions {
   browser: string;
@@ -26,7 +26,7 @@ export async function runProvider(opts: ProviderCliOptions): Promise<void> {
     process.exit(2);
   }
   if (opts.profileRoot) process.env.TABWRIGHT_HOME = resolve(opts.profileRoot);
-  const engine = new Engine({ headless: !opts.headed });
+  const engine = createEngine({ headless: !opts.headed });
   const options = {
     browser: 'chromium' as const,
     headed: opts.headed === true,

@@ -1,7 +1,7 @@
 import { filesOptionsFromEnv } from '../doors/http/files-config.js';
 import { startHttpServer } from '../doors/http/server.js';
-import { Engine } from '../engine/engine.js';
 import { log } from '../engine/log.js';
+import { createEngine } from './compose.js';
 
 export interface ServeOptions {
   host: string;
@@ -17,7 +17,7 @@ export interface ServeOptions {
  */
 export async function runServe(opts: ServeOptions): Promise<void> {
   const token = opts.token ?? (process.env.TABWRIGHT_TOKEN || undefined);
-  const engine = new Engine({ headless: !opts.headed });
+  const engine = createEngine({ headless: !opts.headed });
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
     // TABWRIGHT_UPLOAD_* / TABWRIGHT_OCR_* (files-config.ts); a bad value stops the server with the reason.

@@ -1,21 +1,10 @@
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  CHROMIUM_INSTALL_COMMAND,
-  chromiumVersion,
-  findChromium,
-  listChromiumCandidates,
-} from '../backends/chromium/discovery.js';
-import { isRoot } from '../backends/chromium/flags.js';
-import { TabwrightError } from './errors.js';
+import type { Backend, BrowserFinding as BackendFinding, BrowserFamily } from '../backends/backend.js';
 import { tabwrightHome } from './home.js';
 
-export interface BrowserFinding {
-  path: string;
-  source: string;
-  executable: boolean;
-  version: string | null;
-  selected: boolean;
+export interface BrowserFinding extends BackendFinding {
+  family: BrowserFamily;
 }
 
 export interface DirFinding {
@@ -30,7 +19,10 @@ export interface Diagnostics {
   platform: string;
   root: boolean;
   browsers: BrowserFinding[];
+  /** The default family's binary. */
   selected_browser: string | null;
+  /** Families with a usable browser, the default first. */
+  browser_families: BrowserFamily[];
   home: string;
   dirs: DirFinding[];
   problems: { code: string; message: string; manual_steps: string[] }[];
@@ -50,35 +42,24 @@ function writable(path: string): boolean {
  * root and whether the directories we write to are writable. Used by
  * `tabwright doctor` and, later, provider.status.
  */
-export function collectDiagnostics(opts: { createDirs?: boolean } = {}): Diagnostics {
+export function collectDiagnostics(
+  backends: readonly Backend[],
+  opts: { createDirs?: boolean; home?: string } = {},
+): Diagnostics {
   const problems: Diagnostics['problems'] = [];
+  const browsers: BrowserFinding[] = [];
+  const families: BrowserFamily[] = [];
   let selected: string | null = null;
-  try {
-    selected = findChromium()?.path ?? null;
-  } catch (err) {
-    if (err instanceof TabwrightError) {
-      problems.push({
-        code: 'browser_path_invalid',
-        message: err.message,
-        manual_steps: [CHROMIUM_INSTALL_COMMAND],
-      });
+  backends.forEach((backend, i) => {
+    const found = backend.discover();
+    for (const b of found.browsers) browsers.push({ ...b, family: backend.name });
+    if (found.selected) families.push(backend.name);
+    if (i === 0) {
+      selected = found.selected;
+      problems.push(...found.problems);
     }
-  }
-  const browsers = listChromiumCandidates()
-    .filter((c) => c.executable || c.source === 'TABWRIGHT_CHROMIUM')
-    .map((c) => ({
-      ...c,
-      version: c.executable ? (chromiumVersion(c.path) ?? null) : null,
-      selected: c.path === selected,
-    }));
-  if (!selected && problems.length === 0) {
-    problems.push({
-      code: 'browser_missing',
-      message: `No Chromium found. Install it with: ${CHROMIUM_INSTALL_COMMAND} (as root), or set TABWRIGHT_CHROMIUM.`,
-      manual_steps: [CHROMIUM_INSTALL_COMMAND],
-    });
-  }
-  const home = tabwrightHome();
+  });
+  const home = opts.home ?? tabwrightHome();
   const dirs: DirFinding[] = [
     { role: 'home', path: home },
     { role: 'profiles', path: join(home, 'profiles') },
@@ -104,9 +85,10 @@ export function collectDiagnostics(opts: { createDirs?: boolean } = {}): Diagnos
   return {
     node: process.versions.node,
     platform: `${process.platform}-${process.arch}`,
-    root: isRoot(),
+    root: typeof process.getuid === 'function' && process.getuid() === 0,
     browsers,
     selected_browser: selected,
+    browser_families: families,
     home,
     dirs,
     problems,

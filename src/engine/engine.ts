@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Backend, BackendBrowser } from '../backends/backend.js';
-import { ChromiumBackend } from '../backends/chromium/chromium-backend.js';
-import { requireChromium } from '../backends/chromium/discovery.js';
+import type { Backend, BackendBrowser, BrowserFamily } from '../backends/backend.js';
 import { Deadline, type OperationOptions } from './deadline.js';
+import { collectDiagnostics, type Diagnostics } from './diagnostics.js';
 import { type DialogPolicyInput, parseDialogPolicy } from './dialogs.js';
 import { TabwrightError } from './errors.js';
 import { profileDir, tabwrightHome } from './home.js';
@@ -15,18 +14,25 @@ import { OriginPolicy, type OriginPolicyInput } from './policy.js';
 import { Session, type SessionKind } from './session.js';
 
 export interface EngineOptions {
-  /** Defaults to the Chromium backend. */
-  backend?: Backend;
+  /**
+   * The browser backends, the default first. The composition root (src/cli/compose.ts) builds
+   * them: the engine never imports a browser driver.
+   */
+  backends: readonly Backend[];
   /** Defaults to $TABWRIGHT_HOME or ~/.local/share/tabwright. */
   home?: string;
   headless?: boolean;
-  /** Defaults to browser discovery ($TABWRIGHT_CHROMIUM, /usr/bin/chromium, …). */
+  /** The default backend's binary; defaults to its discovery ($TABWRIGHT_CHROMIUM, /usr/bin/chromium, …). */
   executablePath?: string;
   extraArgs?: string[];
 }
 
+const DIAGNOSTICS_TTL_MS = 5 * 60_000;
+
 /** What every session kind accepts. */
 export interface SessionCommon {
+  /** The browser family (a backend's name); the engine's default backend when absent. */
+  browser?: BrowserFamily;
   policy?: OriginPolicyInput;
   /** Record every request in Session.requests (default true). */
   network_recording?: boolean;
@@ -52,49 +58,70 @@ export class Engine {
   readonly home: string;
   /** Requests for a person (human-in-the-loop), shared by every door and the dashboard. */
   readonly humanInput = new HumanInputStore();
-  private readonly backend: Backend;
+  private readonly backends: readonly Backend[];
   private readonly headless: boolean;
   private readonly executablePath?: string;
   private readonly extraArgs: string[];
   private readonly sessionIds = new IdSource('sess');
   private readonly pageIds = new IdSource('page');
   private readonly sessionsById = new Map<string, Session>();
-  private shared: Promise<BackendBrowser> | undefined;
+  /** The shared browser of ephemeral sessions, per family. */
+  private readonly shared = new Map<BrowserFamily, Promise<BackendBrowser>>();
   private closing = false;
 
-  constructor(opts: EngineOptions = {}) {
-    this.backend = opts.backend ?? new ChromiumBackend();
+  constructor(opts: EngineOptions) {
+    if (!opts?.backends?.length)
+      throw new Error('Engine needs at least one backend (see src/cli/compose.ts).');
+    this.backends = opts.backends;
     this.home = opts.home ?? tabwrightHome();
     this.headless = opts.headless ?? true;
     this.executablePath = opts.executablePath;
     this.extraArgs = opts.extraArgs ?? [];
   }
 
-  private launchSettings() {
-    const executablePath = this.executablePath ?? requireChromium().path;
+  /** The browser families this engine can drive, the default first. */
+  get browserFamilies(): BrowserFamily[] {
+    return this.backends.map((b) => b.name);
+  }
+
+  /** The backend of a family (the default one when absent); unsupported_target when there is none. */
+  backend(family?: BrowserFamily): Backend {
+    if (family === undefined) return this.backends[0]!;
+    const b = this.backends.find((x) => x.name === family);
+    if (!b) {
+      throw new TabwrightError(
+        'unsupported_target',
+        `This process drives ${this.browserFamilies.join(' and ')}, not ${family}. Use one of those, or start tabwright with --browser ${family}.`,
+        { details: { field: 'browser', supported: this.browserFamilies } },
+      );
+    }
+    return b;
+  }
+
+  private launchSettings(backend: Backend) {
+    const executablePath =
+      backend === this.backends[0] && this.executablePath ? this.executablePath : backend.executable();
     return { executablePath, headless: this.headless, args: this.extraArgs };
   }
 
   /** The shared browser of ephemeral sessions, launched on first use and relaunched after it dies. */
-  private async sharedBrowser(): Promise<BackendBrowser> {
-    if (this.shared) {
-      const b = await this.shared.catch(() => undefined);
+  private async sharedBrowser(backend: Backend): Promise<BackendBrowser> {
+    const family = backend.name;
+    const current = this.shared.get(family);
+    if (current) {
+      const b = await current.catch(() => undefined);
       if (b?.isConnected()) return b;
-      this.shared = undefined;
+      if (this.shared.get(family) === current) this.shared.delete(family);
     }
-    const launching = this.backend.launch(this.launchSettings());
-    this.shared = launching;
-    launching.then(
-      (b) => {
-        log.info({ version: b.version() }, 'shared browser launched');
-        b.onDisconnected(() => {
-          if (this.shared === launching) this.shared = undefined;
-        });
-      },
-      () => {
-        if (this.shared === launching) this.shared = undefined;
-      },
-    );
+    const launching = backend.launch(this.launchSettings(backend));
+    this.shared.set(family, launching);
+    const forget = () => {
+      if (this.shared.get(family) === launching) this.shared.delete(family);
+    };
+    launching.then((b) => {
+      log.info({ family, version: b.version() }, 'shared browser launched');
+      b.onDisconnected(forget);
+    }, forget);
     return launching;
   }
 
@@ -141,9 +168,10 @@ export class Engine {
       downloadsDir: join(this.home, 'downloads', id),
       networkRecording: req.network_recording ?? true,
     };
+    const backend = this.backend(req.browser);
     switch (kind) {
       case 'ephemeral': {
-        const browser = await this.sharedBrowser();
+        const browser = await this.sharedBrowser(backend);
         const context = await browser.newContext();
         const s = new Session({ ...common, kind, browser, context, ownsBrowser: false });
         await s.newPage();
@@ -163,7 +191,7 @@ export class Engine {
           );
         }
         mkdirSync(dir, { recursive: true });
-        const { browser, context } = await this.backend.launchPersistent(this.launchSettings(), dir);
+        const { browser, context } = await backend.launchPersistent(this.launchSettings(backend), dir);
         const s = new Session({ ...common, kind, browser, context, ownsBrowser: true, profile: name });
         if (s.pages().length === 0) await s.newPage();
         return s;
@@ -175,7 +203,7 @@ export class Engine {
           'ws:',
           'wss:',
         ]);
-        const browser = await this.backend.attachCdp(endpoint, Math.max(1, deadline.remaining()));
+        const browser = await backend.attachCdp(endpoint, Math.max(1, deadline.remaining()));
         const context = browser.defaultContext() ?? (await browser.newContext());
         const s = new Session({ ...common, kind, browser, context, ownsBrowser: false, endpoint });
         if (s.pages().length === 0) await s.newPage();
@@ -183,7 +211,7 @@ export class Engine {
       }
       case 'remote': {
         const endpoint = checkEndpoint((req as { endpoint: string }).endpoint, ['ws:', 'wss:']);
-        const browser = await this.backend.connectRemote(endpoint, Math.max(1, deadline.remaining()));
+        const browser = await backend.connectRemote(endpoint, Math.max(1, deadline.remaining()));
         const context = await browser.newContext();
         const s = new Session({ ...common, kind, browser, context, ownsBrowser: true, endpoint });
         await s.newPage();
@@ -236,15 +264,33 @@ export class Engine {
     this.closing = true;
     this.humanInput.close();
     await Promise.allSettled(this.sessions().map((s) => this.closeSession(s.id)));
-    const shared = this.shared;
-    this.shared = undefined;
-    if (shared) await (await shared.catch(() => undefined))?.close();
+    const shared = [...this.shared.values()];
+    this.shared.clear();
+    await Promise.allSettled(shared.map(async (b) => (await b.catch(() => undefined))?.close()));
     this.closing = false;
   }
 
+  private diagnosed: { at: number; d: Diagnostics } | undefined;
+
+  /**
+   * Browsers, versions, the profile root and writable directories (`tabwright doctor`,
+   * provider.status). Reading them runs `<browser> --version`, so the answer is kept for 5 minutes
+   * unless `refresh` asks for a new one.
+   */
+  diagnostics(opts: { createDirs?: boolean; refresh?: boolean } = {}): Diagnostics {
+    if (
+      opts.refresh ||
+      opts.createDirs ||
+      !this.diagnosed ||
+      Date.now() - this.diagnosed.at > DIAGNOSTICS_TTL_MS
+    )
+      this.diagnosed = { at: Date.now(), d: collectDiagnostics(this.backends, { ...opts, home: this.home }) };
+    return this.diagnosed.d;
+  }
+
   /** For diagnostics and tests: the OS pid of the shared browser, if launched. */
-  async sharedBrowserPid(): Promise<number | undefined> {
-    const b = await this.shared?.catch(() => undefined);
+  async sharedBrowserPid(family?: BrowserFamily): Promise<number | undefined> {
+    const b = await this.shared.get(family ?? this.backends[0]!.name)?.catch(() => undefined);
     return b?.pid();
   }
 }

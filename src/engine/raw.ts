@@ -1,6 +1,7 @@
-import { chromiumRaw } from '../backends/chromium/raw.js';
-import type { RawCdpSession, TracingOptions } from '../backends/raw.js';
+import type { BackendBrowser } from '../backends/backend.js';
+import type { RawBackendOps, RawCdpSession, TracingOptions } from '../backends/raw.js';
 import { DeadlineExpired, type OperationOptions } from './deadline.js';
+import { TabwrightError } from './errors.js';
 import type { Page } from './page.js';
 import type { Session } from './session.js';
 
@@ -9,34 +10,41 @@ import type { Session } from './session.js';
  * tab ids, raw CDP sessions and tracing. Doors that expose raw CDP must say
  * that it bypasses the engine's guards.
  */
-function ops(family: string) {
-  if (family !== 'chromium') throw new Error(`no raw backend for ${family}`);
-  return chromiumRaw;
+function ops(browser: BackendBrowser): RawBackendOps {
+  const raw = browser.raw();
+  if (!raw) {
+    throw new TabwrightError(
+      'unsupported_method',
+      `Raw protocol access is not available for ${browser.label}; use the engine's operations instead.`,
+      { details: { browser_family: browser.family } },
+    );
+  }
+  return raw;
 }
 
 export type { RawCdpSession, TracingOptions };
 
 export function pageTargetId(page: Page): Promise<string> {
-  return ops(page.session.browser.family).pageTargetId(page.backend);
+  return ops(page.session.browser).pageTargetId(page.backend);
 }
 
 export function pageCdpSession(page: Page): Promise<RawCdpSession> {
   page.assertUsable();
-  return ops(page.session.browser.family).pageCdpSession(page.backend);
+  return ops(page.session.browser).pageCdpSession(page.backend);
 }
 
 export function sessionCdpSession(session: Session, targetId?: string): Promise<RawCdpSession> {
   session.assertAlive();
-  return ops(session.browser.family).browserCdpSession(session.browser, targetId);
+  return ops(session.browser).browserCdpSession(session.browser, targetId);
 }
 
 export function startTracing(session: Session, opts: TracingOptions = {}): Promise<void> {
   session.assertAlive();
-  return ops(session.browser.family).startTracing(session.context, opts);
+  return ops(session.browser).startTracing(session.context, opts);
 }
 
 export function stopTracing(session: Session, path: string): Promise<void> {
-  return ops(session.browser.family).stopTracing(session.context, path);
+  return ops(session.browser).stopTracing(session.context, path);
 }
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { TabwrightError } from '../../src/engine/errors.js';
-import { Engine, type EngineOptions, type Session } from '../../src/index.js';
+import { createEngine, type Engine, type EngineSettings, type Session } from '../../src/index.js';
 import { type FixtureServer, startFixtureServer } from './fixture-server.js';
 
 /** A temporary TABWRIGHT_HOME, removed by the returned cleanup. */
@@ -13,8 +13,8 @@ export function tempHome(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export function newEngine(home: string, opts: EngineOptions = {}): Engine {
-  return new Engine({ home, ...opts });
+export function newEngine(home: string, opts: EngineSettings = {}): Engine {
+  return createEngine({ home, ...opts });
 }
 
 /** Asserts that `p` rejects with a TabwrightError of `code`, and returns it for further checks. */
@@ -38,7 +38,7 @@ export async function rejectsWith(
  * the file's tests.
  */
 export async function engineTestEnv(
-  opts: { engine?: EngineOptions } = {},
+  opts: { engine?: EngineSettings } = {},
 ): Promise<{ server: FixtureServer; engine: Engine; session: Session; home: string }> {
   const home = tempHome();
   const server = await startFixtureServer();

@@ -1,13 +1,60 @@
 import { chromium } from 'playwright-core';
 import { TabwrightError } from '../../engine/errors.js';
-import type { Backend, BackendBrowser, BackendContext, LaunchSettings } from '../backend.js';
+import type {
+  Backend,
+  BackendBrowser,
+  BackendContext,
+  BackendDiscovery,
+  LaunchSettings,
+  SetupProblem,
+} from '../backend.js';
 import { ChromiumBrowser } from './chromium-browser.js';
+import {
+  CHROMIUM_INSTALL_COMMAND,
+  chromiumVersion,
+  findChromium,
+  listChromiumCandidates,
+  requireChromium,
+} from './discovery.js';
 import { chromiumFlags } from './flags.js';
 import { translatePlaywrightError } from './translate-error.js';
 
 /** The Chromium backend, on playwright-core. */
 export class ChromiumBackend implements Backend {
-  readonly name = 'chromium';
+  readonly name = 'chromium' as const;
+
+  executable(): string {
+    return requireChromium().path;
+  }
+
+  discover(): BackendDiscovery {
+    const problems: SetupProblem[] = [];
+    let selected: string | null = null;
+    try {
+      selected = findChromium()?.path ?? null;
+    } catch (err) {
+      if (err instanceof TabwrightError)
+        problems.push({
+          code: 'browser_path_invalid',
+          message: err.message,
+          manual_steps: [CHROMIUM_INSTALL_COMMAND],
+        });
+    }
+    const browsers = listChromiumCandidates()
+      .filter((c) => c.executable || c.source === 'TABWRIGHT_CHROMIUM')
+      .map((c) => ({
+        ...c,
+        version: c.executable ? (chromiumVersion(c.path) ?? null) : null,
+        selected: c.path === selected,
+      }));
+    if (!selected && problems.length === 0)
+      problems.push({
+        code: 'browser_missing',
+        message: `No Chromium found. Install it with: ${CHROMIUM_INSTALL_COMMAND} (as root), or set TABWRIGHT_CHROMIUM.`,
+        manual_steps: [CHROMIUM_INSTALL_COMMAND],
+      });
+    return { browsers, selected, problems };
+  }
 
   async launch(settings: LaunchSettings): Promise<BackendBrowser> {
     try {

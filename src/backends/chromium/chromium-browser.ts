@@ -13,7 +13,9 @@ import type {
   RequestFilter,
   RequestFilterOptions,
 } from '../backend.js';
+import type { RawBackendOps } from '../raw.js';
 import { ChromiumPage } from './chromium-page.js';
+import { chromiumRaw } from './raw.js';
 import { translatePlaywrightError } from './translate-error.js';
 
 export type ChromiumConnection = 'launched' | 'persistent' | 'cdp' | 'remote';
@@ -101,6 +103,10 @@ export class ChromiumBrowser implements BackendBrowser {
       for (const ctx of this.ownedContexts) await ctx.close().catch(() => {});
     }
     await this.pw.close().catch(() => {});
+  }
+
+  raw(): RawBackendOps {
+    return chromiumRaw;
   }
 
   async pid(): Promise<number | undefined> {

@@ -1,11 +1,12 @@
 import type { DialogPolicyInput } from '../../engine/dialogs.js';
-import { Engine } from '../../engine/engine.js';
+import type { Engine } from '../../engine/engine.js';
 import { TabwrightError } from '../../engine/errors.js';
 import type { Page as EnginePage } from '../../engine/page.js';
 import { OriginPolicy } from '../../engine/policy.js';
 import { pageTargetId, type RawCdpSession, sessionCdpSession } from '../../engine/raw.js';
 import type { Session } from '../../engine/session.js';
 import { detectBrowsers } from './discovery.js';
+import type { EngineFactory } from './harness.js';
 import { HarnessPage, type PageHost } from './page.js';
 import { type CallOptions, engineOpts } from './results.js';
 
@@ -63,6 +64,7 @@ export class HarnessBrowser {
 
   constructor(
     private readonly defaultEngine: Engine,
+    private readonly makeEngine: EngineFactory,
     private readonly hooks: {
       record(e: Record<string, unknown>): void;
       pageOpened(session: Session): Promise<void>;
@@ -134,7 +136,7 @@ export class HarnessBrowser {
     const headless = opts.headless !== false;
     const engine = headless
       ? this.defaultEngine
-      : new Engine({ headless: false, home: this.defaultEngine.home });
+      : this.makeEngine({ headless: false, home: this.defaultEngine.home });
     this.conn = { mode: 'launch', engine, sessions: new Set(), generation: ++this.gen, headless };
     return this.describe();
   }

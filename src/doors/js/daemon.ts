@@ -2,7 +2,7 @@ import { chmodSync, existsSync, rmSync, unlinkSync, writeFileSync } from 'node:f
 import { createServer, type Server, type Socket } from 'node:net';
 import { VERSION } from '../../cli/version.js';
 import { log } from '../../engine/log.js';
-import { Harness } from './harness.js';
+import { type EngineFactory, Harness } from './harness.js';
 import { codeStamp, type DaemonPaths, daemonPaths } from './paths.js';
 import {
   type DaemonRequest,
@@ -20,7 +20,7 @@ const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
  * context, one Unix socket (0600). Logs (its own, the engine's and the
  * snippets' console output) go to stderr, which the CLI points at the log file.
  */
-export async function runDaemon(name: string): Promise<void> {
+export async function runDaemon(name: string, makeEngine: EngineFactory): Promise<void> {
   const paths = daemonPaths(name);
   const dlog = log.child({ door: 'js', daemon: name });
   const startedAt = new Date();
@@ -42,7 +42,7 @@ export async function runDaemon(name: string): Promise<void> {
     unlinkSync(paths.socket);
   }
 
-  const harness = new Harness({ log: dlog });
+  const harness = new Harness({ log: dlog, makeEngine });
   // Snippet console output always reaches the log (whatever TABWRIGHT_LOG says), one JSON line each.
   const runner = new SnippetRunner(harness.globals(), (level, line) => {
     process.stderr.write(

@@ -1,4 +1,4 @@
-import { Engine } from '../../engine/engine.js';
+import type { Engine, EngineOptions } from '../../engine/engine.js';
 import type { Logger } from '../../engine/log.js';
 import type { Session } from '../../engine/session.js';
 import { HarnessBrowser } from './browser.js';
@@ -6,6 +6,9 @@ import { detectBrowsers, resolveWsUrl } from './discovery.js';
 import { Locator, PRESS_KEYS } from './locator.js';
 import { HarnessPage } from './page.js';
 import { Recorder } from './recording.js';
+
+/** Makes an engine with the composition root's backends (src/cli/compose.ts). */
+export type EngineFactory = (settings: Omit<EngineOptions, 'backends'>) => Engine;
 
 /**
  * Everything a snippet sees: `browser`, the classes, the seed's raw helpers
@@ -17,10 +20,10 @@ export class Harness {
   readonly browser: HarnessBrowser;
   readonly recorder: Recorder;
 
-  constructor(opts: { log: Logger; engine?: Engine }) {
-    this.engine = opts.engine ?? new Engine();
+  constructor(opts: { log: Logger; makeEngine: EngineFactory }) {
+    this.engine = opts.makeEngine({});
     this.recorder = new Recorder(this.engine.home, opts.log);
-    this.browser = new HarnessBrowser(this.engine, {
+    this.browser = new HarnessBrowser(this.engine, opts.makeEngine, {
       record: (e) => this.recorder.record(e),
       pageOpened: (s: Session) => this.recorder.addSession(s),
       pageReleased: (s: Session) => this.recorder.removeSession(s),

@@ -1,6 +1,5 @@
 import { VERSION } from '../../cli/version.js';
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../../engine/deadline.js';
-import { collectDiagnostics, type Diagnostics } from '../../engine/diagnostics.js';
 import { toTabwrightError } from '../../engine/errors.js';
 import { toJsonSchema } from '../../engine/schemas.js';
 import { PROTOCOL_VERSION } from './envelope.js';
@@ -39,16 +38,6 @@ const FEATURE_METHODS: Record<string, string[]> = {
   file_upload: ['upload.set_files'],
   download_observe: ['download.list', 'download.wait'],
 };
-
-/* Diagnostics read the disk and run `chromium --version`: cached, refreshed every 5 minutes or on verify. */
-let cached: { at: number; d: Diagnostics } | undefined;
-const DIAG_TTL_MS = 5 * 60_000;
-
-export function diagnostics(refresh = false): Diagnostics {
-  if (refresh || !cached || Date.now() - cached.at > DIAG_TTL_MS)
-    cached = { at: Date.now(), d: collectDiagnostics() };
-  return cached.d;
-}
 
 type Listed = { def: MethodDef; listed: boolean };
 
@@ -118,7 +107,7 @@ function level(code: string): 'error' | 'warning' {
 
 /** provider.status from the diagnostics: availability, setup_state and the steps always agree. */
 export async function buildStatus(call: CallContext): Promise<Record<string, unknown>> {
-  const d = diagnostics();
+  const d = call.engine.diagnostics();
   const detected = d.selected_browser !== null;
   const selected = d.browsers.find((b) => b.selected);
   const sessions = call.engine.sessions().filter((s) => s.alive);
@@ -153,7 +142,7 @@ export async function buildStatus(call: CallContext): Promise<Record<string, unk
 }
 
 async function verify(p: { timeout_ms?: number }, call: CallContext): Promise<Record<string, unknown>> {
-  diagnostics(true);
+  call.engine.diagnostics({ refresh: true });
   const checks: { check: string; ok: boolean; ms: number; message?: string; code?: string }[] = [];
   const timeoutMs = p.timeout_ms ?? 20_000;
   const step = async <T>(check: string, fn: () => Promise<T>): Promise<T | undefined> => {
@@ -190,7 +179,7 @@ async function verify(p: { timeout_ms?: number }, call: CallContext): Promise<Re
 }
 
 function setupGuide(call: CallContext): Record<string, unknown> {
-  const d = diagnostics();
+  const d = call.engine.diagnostics();
   return {
     browser: 'chromium',
     summary:

@@ -1,0 +1,13 @@
+// Entry point of the `tabwright js` daemon process (spawned detached by the CLI): a composition
+// root like the other commands (it chooses the engine's backends).
+import { runDaemon } from '../doors/js/daemon.js';
+import { createEngine } from './compose.js';
+
+const i = process.argv.indexOf('--name');
+const name = i >= 0 ? (process.argv[i + 1] ?? 'default') : 'default';
+runDaemon(name, createEngine).catch((err: unknown) => {
+  process.stderr.write(
+    `tabwright js daemon failed to start: ${err instanceof Error ? err.stack : String(err)}\n`,
+  );
+  process.exit(1);
+});

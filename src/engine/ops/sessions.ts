@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import type { SessionRequest } from '../engine.js';
+import { TabwrightError } from '../errors.js';
+import { Policy } from '../schemas.js';
+import { defineOp } from './define.js';
+
+const DialogAction = z.enum(['accept', 'dismiss', 'hold']);
+export const DialogPolicyInput = z.union([
+  DialogAction,
+  z
+    .object({
+      alert: DialogAction.optional(),
+      confirm: DialogAction.optional(),
+      prompt: DialogAction.optional(),
+      beforeunload: DialogAction.optional(),
+    })
+    .strict(),
+]);
+
+export const SessionStart = z
+  .object({
+    kind: z.enum(['ephemeral', 'persistent', 'attach', 'remote']).optional(),
+    /** persistent: the profile name (kept under $TABWRIGHT_HOME/profiles/<name>). */
+    profile: z.string().min(1).optional(),
+    /** attach: a CDP endpoint (http://127.0.0.1:9222 or ws://…); remote: a Playwright server's ws endpoint. */
+    endpoint: z.string().min(1).optional(),
+    policy: Policy.optional(),
+    network_recording: z.boolean().optional(),
+    dialogs: DialogPolicyInput.optional(),
+  })
+  .strict();
+
+export const startSession = defineOp({
+  name: 'session.start',
+  scope: 'engine',
+  effect: 'session',
+  summary:
+    'Start a session: ephemeral (an isolated context, default), persistent (a named profile), attach (a running browser) or remote.',
+  input: SessionStart,
+  run: (engine, i, opts) => {
+    const common = { policy: i.policy, network_recording: i.network_recording, dialogs: i.dialogs };
+    const kind = i.kind ?? 'ephemeral';
+    const need = (field: 'profile' | 'endpoint'): string => {
+      const v = i[field];
+      if (v === undefined)
+        throw new TabwrightError('invalid_request', `A ${kind} session needs ${field}.`, {
+          details: { field },
+        });
+      return v;
+    };
+    const req: SessionRequest =
+      kind === 'persistent'
+        ? { kind, profile: need('profile'), ...common }
+        : kind === 'attach' || kind === 'remote'
+          ? { kind, endpoint: need('endpoint'), ...common }
+          : { kind, ...common };
+    return engine.startSession(req, opts);
+  },
+});
+
+export const closeSession = defineOp({
+  name: 'session.close',
+  scope: 'engine',
+  effect: 'session',
+  summary:
+    'Close a session: ephemeral closes its context, persistent its browser (the profile stays), attach only disconnects.',
+  input: z.object({ session_id: z.string().min(1) }).strict(),
+  run: (engine, i) => engine.closeSession(i.session_id),
+});
+
+export const listSessions = defineOp({
+  name: 'session.list',
+  scope: 'engine',
+  effect: 'read',
+  summary: "The engine's sessions: kind, browser, profile or endpoint, pages, alive.",
+  input: z.object({}).strict(),
+  run: (engine) => engine.sessions().map((s) => s.info()),
+});
+
+export const sessionInfo = defineOp({
+  name: 'session.info',
+  scope: 'session',
+  effect: 'read',
+  summary: 'The session: kind, browser, profile or endpoint, default page, page count, alive.',
+  input: z.object({}).strict(),
+  run: (session) => session.info(),
+});
+
+export const diagnostics = defineOp({
+  name: 'engine.diagnostics',
+  scope: 'engine',
+  effect: 'read',
+  summary: 'Browsers found and their versions, the profile root, writable directories, and what to fix.',
+  input: z.object({}).strict(),
+  run: (engine) => engine.diagnostics(),
+});
