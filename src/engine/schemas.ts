@@ -20,26 +20,52 @@ export { ActionFields, ActionSpec, ElementRef, Modifier, Target } from './action
 
 import { ElementRef } from './actions/spec.js';
 
+const SelectorCondition = z.union([
+  z.string(),
+  z
+    .object({
+      selector: z.string(),
+      visible: z.boolean().optional().describe('Also has a box and is not visibility:hidden.'),
+    })
+    .strict(),
+]);
+
+/** Conditions of one wait (the provider protocol's page.wait fields, plus more). Each key is one condition. */
 export const WaitConditions = z
   .object({
-    text_present: z.string().optional(),
+    text_present: z
+      .string()
+      .optional()
+      .describe('Visible text of the document contains this (whitespace-collapsed, case-sensitive).'),
     text_absent: z.string().optional(),
-    selector_present: z
-      .union([z.string(), z.object({ selector: z.string(), visible: z.boolean().optional() })])
-      .optional(),
-    selector_absent: z
-      .union([z.string(), z.object({ selector: z.string(), visible: z.boolean().optional() })])
-      .optional(),
+    selector_present: SelectorCondition.optional().describe('An element matches (attached; or visible).'),
+    selector_absent: SelectorCondition.optional(),
     element_ref_present: ElementRef.optional(),
-    url_matches: z.string().optional().describe('Glob, or /regex/flags.'),
+    url_matches: z
+      .string()
+      .optional()
+      .describe('Glob over the whole URL (`*` stops at "/", `**` does not), or /regex/flags.'),
     navigation_complete: z
       .union([z.boolean(), z.enum(['load', 'domcontentloaded', 'networkidle'])])
-      .optional(),
+      .optional()
+      .describe('true = "load".'),
     network_idle: z
-      .union([z.boolean(), z.object({ idle_ms: z.number().optional(), max_inflight: z.number().optional() })])
-      .optional(),
-    dom_stable: z.union([z.boolean(), z.number()]).optional(),
-    js_predicate: z.string().optional(),
+      .union([
+        z.boolean(),
+        z.object({ idle_ms: z.number().optional(), max_inflight: z.number().optional() }).strict(),
+      ])
+      .optional()
+      .describe('true = no request in flight for 500 ms.'),
+    dom_stable: z
+      .union([z.boolean(), z.number()])
+      .optional()
+      .describe('true = no DOM mutation for 500 ms; a number = that many ms.'),
+    js_predicate: z
+      .string()
+      .optional()
+      .describe(
+        'A JavaScript expression (or function expression, called without arguments) that must be truthy.',
+      ),
     selector_count: z
       .object({
         selector: z.string(),
@@ -47,9 +73,12 @@ export const WaitConditions = z
         max: z.number().int().optional(),
         equals: z.number().int().optional(),
       })
+      .strict()
       .optional(),
   })
   .strict();
+
+export type WaitConditions = z.output<typeof WaitConditions>;
 
 export const ActionOptions = z
   .object({
@@ -67,42 +96,70 @@ export const ActionOptions = z
   })
   .strict();
 
-export const SnapshotOptions = z
-  .object({
-    interactive_only: z.boolean().optional(),
-    scope_ref: ElementRef.optional(),
-    scope_selector: z.string().optional(),
-    max_depth: z.number().int().min(0).optional(),
-    viewport: z.boolean().optional(),
-    viewport_margin: z.number().int().min(0).optional(),
-    include_urls: z.boolean().optional(),
-    include_boxes: z.boolean().optional(),
-    include_frames: z.boolean().optional(),
-    max_chars: z.number().int().min(100).optional(),
-    max_nodes: z.number().int().min(1).optional(),
-    strict: z.boolean().optional(),
-    diff: z.boolean().optional(),
-  })
-  .strict();
+export { SnapshotOptions } from '../snapshot/options.js';
 
-export const ScreenshotOptions = z
-  .object({
-    full_page: z.boolean().optional(),
-    format: z.enum(['png', 'jpeg']).optional(),
-    quality: z.number().int().min(0).max(100).optional(),
-    clip: z
-      .object({ x: z.number(), y: z.number(), width: z.number().positive(), height: z.number().positive() })
-      .optional(),
-    element: z.object({ ref: ElementRef.optional(), selector: z.string().optional() }).optional(),
-    max_height: z.number().int().min(1).max(16_384).optional(),
-  })
-  .strict();
+export { ScreenshotOptions } from './screenshots.js';
 
 export const Policy = z
   .object({
     allowed_origins: z.array(z.string()).max(32).optional(),
     allowed_host_patterns: z.array(z.string()).optional(),
     subresources: z.enum(['block', 'allow']).optional(),
+  })
+  .strict();
+
+/** How an action is observed and proven; the same for every action (the action operations' options). */
+export const ActOptions = {
+  observe_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(5000)
+    .optional()
+    .describe('Cap of the observation window (default 500).'),
+  observe_min_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(5000)
+    .optional()
+    .describe('Observe at least this long even when the page is quiet (late effects, e.g. a timer popup).'),
+  snapshot_diff: z.boolean().optional().describe('Include a snapshot diff of the page in the receipt.'),
+  verify: WaitConditions.optional().describe('A condition proving the action worked; sets verified.'),
+  verify_mode: z.enum(['all', 'any']).optional(),
+  refuse: z
+    .object({
+      sensitive: z.boolean().optional().describe('Refuse typing into a secret field.'),
+      child_frames: z.boolean().optional().describe('Refuse a target inside an iframe.'),
+    })
+    .strict()
+    .optional(),
+};
+
+/** How JavaScript dialogs are answered (one action for every type, or per type). */
+const DialogAction = z.enum(['accept', 'dismiss', 'hold']);
+export const DialogPolicyInput = z.union([
+  DialogAction,
+  z
+    .object({
+      alert: DialogAction.optional(),
+      confirm: DialogAction.optional(),
+      prompt: DialogAction.optional(),
+      beforeunload: DialogAction.optional(),
+    })
+    .strict(),
+]);
+
+export const SessionStart = z
+  .object({
+    kind: z.enum(['ephemeral', 'persistent', 'attach', 'remote']).optional(),
+    /** persistent: the profile name (kept under $TABWRIGHT_HOME/profiles/<name>). */
+    profile: z.string().min(1).optional(),
+    /** attach: a CDP endpoint (http://127.0.0.1:9222 or ws://…); remote: a Playwright server's ws endpoint. */
+    endpoint: z.string().min(1).optional(),
+    policy: Policy.optional(),
+    network_recording: z.boolean().optional(),
+    dialogs: DialogPolicyInput.optional(),
   })
   .strict();
 

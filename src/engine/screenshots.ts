@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ScreencastFrame, ScreencastOptions, ScreenshotResult } from '../backends/backend.js';
 import type { Deadline } from './deadline.js';
 import { TabwrightError } from './errors.js';
@@ -8,21 +9,39 @@ import { type ElementBox, type ElementResolver, elementResolver } from './waits.
 export const MAX_CAPTURE_HEIGHT = 16_384;
 export const MAX_CAPTURE_WIDTH = 16_384;
 
-export interface ScreenshotRequestOptions {
-  /** The whole page instead of the viewport (at most max_height CSS px tall). */
-  full_page?: boolean;
-  format?: 'png' | 'jpeg';
-  /** JPEG only, 0-100 (default 80). */
-  quality?: number;
-  /** CSS px relative to the top-left of the document (not the viewport), so scrolling does not move it. */
-  clip?: { x: number; y: number; width: number; height: number };
-  /** One element: by snapshot ref (through the registered resolver) or by a CSS selector matching exactly one. */
-  element?: { ref?: string; selector?: string };
-  /** Cut captures taller than this (default and maximum 16384 CSS px). */
-  max_height?: number;
+const ElementRef = z.string().regex(/^e[1-9][0-9]*$/);
+
+/** Viewport (default), full page, clip or one element; the type is inferred from this schema. */
+export const ScreenshotOptions = z
+  .object({
+    full_page: z
+      .boolean()
+      .optional()
+      .describe('The whole page instead of the viewport (at most max_height CSS px tall).'),
+    format: z.enum(['png', 'jpeg']).optional(),
+    quality: z.number().int().min(0).max(100).optional().describe('JPEG only, 0-100 (default 80).'),
+    clip: z
+      .object({ x: z.number(), y: z.number(), width: z.number().positive(), height: z.number().positive() })
+      .optional()
+      .describe('CSS px relative to the top-left of the document (not the viewport).'),
+    element: z
+      .object({ ref: ElementRef.optional(), selector: z.string().optional() })
+      .optional()
+      .describe('One element: by snapshot ref or by a CSS selector matching exactly one.'),
+    max_height: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_CAPTURE_HEIGHT)
+      .optional()
+      .describe('Cut captures taller than this (default and maximum 16384 CSS px).'),
+  })
+  .strict();
+
+export type ScreenshotRequestOptions = z.output<typeof ScreenshotOptions> & {
   /** Overrides the registered ref resolver. */
   resolveElement?: ElementResolver;
-}
+};
 
 export interface PageScreenshot extends ScreenshotResult {
   mode: 'viewport' | 'full_page' | 'clip' | 'element';

@@ -97,27 +97,9 @@ export const snapshotRefResolver: ElementResolver = async (ref, { page, timeoutM
 
 export type LoadState = 'load' | 'domcontentloaded' | 'networkidle';
 
-/** Conditions of one wait (the provider protocol's page.wait fields, plus more). Each key is one condition. */
-export interface WaitConditions {
-  /** Visible text of the main document contains this (whitespace-collapsed, case-sensitive). */
-  text_present?: string;
-  text_absent?: string;
-  /** An element matches (attached; with `visible`, also has a box and is not visibility:hidden). */
-  selector_present?: string | { selector: string; visible?: boolean };
-  selector_absent?: string | { selector: string; visible?: boolean };
-  element_ref_present?: string;
-  /** Glob over the whole URL (`*` stops at "/", `**` does not) or `/regex/flags`. */
-  url_matches?: string;
-  /** true = "load". */
-  navigation_complete?: boolean | LoadState;
-  /** true = no request in flight for 500 ms. */
-  network_idle?: boolean | { idle_ms?: number; max_inflight?: number };
-  /** true = no DOM mutation for 500 ms; a number = that many ms. */
-  dom_stable?: boolean | number;
-  /** A JavaScript expression (or function expression, called without arguments) that must be truthy. */
-  js_predicate?: string;
-  selector_count?: { selector: string; min?: number; max?: number; equals?: number };
-}
+import type { WaitConditions } from './schemas.js';
+
+export type { WaitConditions } from './schemas.js';
 
 export type ConditionName = keyof WaitConditions;
 

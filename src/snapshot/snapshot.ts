@@ -6,40 +6,12 @@ import type { Page } from '../engine/page.js';
 import { diffAndRemember, type SnapshotDiff } from './diff.js';
 import type { RawElement, WalkError, WalkOptions, WalkResult } from './injected/types.js';
 import { type ElementEntry, elementsOf, type SnapshotNode } from './model.js';
+import type { SnapshotOptions } from './options.js';
 import { blankProbe, ownerIdentity, pageCallJson, pageCallJsonInstalled } from './page-functions.js';
 import { registryOf, targetOf } from './refs.js';
 import { joinLines, type Line, type RenderOptions, renderAgentText } from './render.js';
 
-export interface SnapshotOptions {
-  /** Only interactive nodes (and the containers that hold them). Default false. */
-  interactive_only?: boolean;
-  /** Snapshot only the subtree of this ref. */
-  scope_ref?: string;
-  /** Snapshot only the first element matching this CSS selector (main frame, or `scope_frame`). */
-  scope_selector?: string;
-  /** Snapshot only this frame (an engine frame id, `pageFrames()`) and the frames inside it. */
-  scope_frame?: string;
-  /** Cut the agent text below this depth (0 = top level only). Default: no limit. */
-  max_depth?: number;
-  /** Only what is within the viewport ± viewport_margin px. Default false (whole page). */
-  viewport?: boolean;
-  /** Default 300 px. */
-  viewport_margin?: number;
-  /** Print link URLs in the agent text (always in the model when true). Default false. */
-  include_urls?: boolean;
-  /** Bounding boxes in the model and the agent text. Default false. */
-  include_boxes?: boolean;
-  /** Descend into iframes (same- and cross-origin, up to 32 frames). Default true. */
-  include_frames?: boolean;
-  /** Character budget of the agent text. Default 50,000. */
-  max_chars?: number;
-  /** Upper bound on nodes of the jcode snapshot. Default: no limit. */
-  max_nodes?: number;
-  /** Fail with invalid_request instead of truncating when a limit is exceeded. Default false. */
-  strict?: boolean;
-  /** Make `text` the diff against the previous snapshot of this page and scope. Default false. */
-  diff?: boolean;
-}
+export { SnapshotOptions } from './options.js';
 
 export const SNAPSHOT_DEFAULTS = {
   max_chars: 50_000,

@@ -1,34 +1,8 @@
 import { z } from 'zod';
 import type { SessionRequest } from '../engine.js';
 import { TabwrightError } from '../errors.js';
-import { Policy } from '../schemas.js';
+import { SessionStart } from '../schemas.js';
 import { defineOp } from './define.js';
-
-const DialogAction = z.enum(['accept', 'dismiss', 'hold']);
-export const DialogPolicyInput = z.union([
-  DialogAction,
-  z
-    .object({
-      alert: DialogAction.optional(),
-      confirm: DialogAction.optional(),
-      prompt: DialogAction.optional(),
-      beforeunload: DialogAction.optional(),
-    })
-    .strict(),
-]);
-
-export const SessionStart = z
-  .object({
-    kind: z.enum(['ephemeral', 'persistent', 'attach', 'remote']).optional(),
-    /** persistent: the profile name (kept under $TABWRIGHT_HOME/profiles/<name>). */
-    profile: z.string().min(1).optional(),
-    /** attach: a CDP endpoint (http://127.0.0.1:9222 or ws://…); remote: a Playwright server's ws endpoint. */
-    endpoint: z.string().min(1).optional(),
-    policy: Policy.optional(),
-    network_recording: z.boolean().optional(),
-    dialogs: DialogPolicyInput.optional(),
-  })
-  .strict();
 
 export const startSession = defineOp({
   name: 'session.start',
