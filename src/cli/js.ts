@@ -8,7 +8,7 @@ import {
   MAX_SNIPPET_TIMEOUT_MS,
 } from '../doors/js/protocol.js';
 import { ping, request } from '../doors/js/socket-client.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../version.js';
 
 const HELP = `Usage: tabwright js [options] [CODE]
 Runs JavaScript in a persistent daemon with the Browser / Page / Locator API (docs/js-harness.md).

@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { VERSION } from '../../cli/version.js';
+import { VERSION } from '../../version.js';
 import type { Engine } from '../../engine/engine.js';
 import { TabwrightError } from '../../engine/errors.js';
 import { log } from '../../engine/log.js';

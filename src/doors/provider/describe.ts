@@ -1,4 +1,4 @@
-import { VERSION } from '../../cli/version.js';
+import { VERSION } from '../../version.js';
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../../engine/deadline.js';
 import { toTabwrightError } from '../../engine/errors.js';
 import { toJsonSchema } from '../../engine/schemas.js';
