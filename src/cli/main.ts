@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { runDoctor } from './doctor.js';
 import { VERSION } from '../version.js';
+import { runDoctor } from './doctor.js';
 
 function port(value: string): number {
   const n = Number(value);

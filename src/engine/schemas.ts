@@ -25,7 +25,7 @@ const SelectorCondition = z.union([
   z
     .object({
       selector: z.string(),
-      visible: z.boolean().optional().describe('Also has a box and is not visibility:hidden.'),
+      visible: z.boolean().optional(),
     })
     .strict(),
 ]);
@@ -33,18 +33,12 @@ const SelectorCondition = z.union([
 /** Conditions of one wait (the provider protocol's page.wait fields, plus more). Each key is one condition. */
 export const WaitConditions = z
   .object({
-    text_present: z
-      .string()
-      .optional()
-      .describe('Visible text of the document contains this (whitespace-collapsed, case-sensitive).'),
+    text_present: z.string().optional().describe('Visible text contains this.'),
     text_absent: z.string().optional(),
-    selector_present: SelectorCondition.optional().describe('An element matches (attached; or visible).'),
+    selector_present: SelectorCondition.optional(),
     selector_absent: SelectorCondition.optional(),
     element_ref_present: ElementRef.optional(),
-    url_matches: z
-      .string()
-      .optional()
-      .describe('Glob over the whole URL (`*` stops at "/", `**` does not), or /regex/flags.'),
+    url_matches: z.string().optional().describe('Glob, or /regex/flags.'),
     navigation_complete: z
       .union([z.boolean(), z.enum(['load', 'domcontentloaded', 'networkidle'])])
       .optional()
@@ -55,17 +49,9 @@ export const WaitConditions = z
         z.object({ idle_ms: z.number().optional(), max_inflight: z.number().optional() }).strict(),
       ])
       .optional()
-      .describe('true = no request in flight for 500 ms.'),
-    dom_stable: z
-      .union([z.boolean(), z.number()])
-      .optional()
-      .describe('true = no DOM mutation for 500 ms; a number = that many ms.'),
-    js_predicate: z
-      .string()
-      .optional()
-      .describe(
-        'A JavaScript expression (or function expression, called without arguments) that must be truthy.',
-      ),
+      .describe('No request for 500 ms.'),
+    dom_stable: z.union([z.boolean(), z.number()]).optional().describe('No DOM change for 500 ms (or n ms).'),
+    js_predicate: z.string().optional().describe('A JS expression that must be truthy.'),
     selector_count: z
       .object({
         selector: z.string(),

@@ -14,27 +14,24 @@ const ElementRef = z.string().regex(/^e[1-9][0-9]*$/);
 /** Viewport (default), full page, clip or one element; the type is inferred from this schema. */
 export const ScreenshotOptions = z
   .object({
-    full_page: z
-      .boolean()
-      .optional()
-      .describe('The whole page instead of the viewport (at most max_height CSS px tall).'),
+    full_page: z.boolean().optional().describe('The whole page.'),
     format: z.enum(['png', 'jpeg']).optional(),
-    quality: z.number().int().min(0).max(100).optional().describe('JPEG only, 0-100 (default 80).'),
+    quality: z.number().int().min(0).max(100).optional().describe('JPEG only (default 80).'),
     clip: z
       .object({ x: z.number(), y: z.number(), width: z.number().positive(), height: z.number().positive() })
       .optional()
-      .describe('CSS px relative to the top-left of the document (not the viewport).'),
+      .describe('Document CSS px.'),
     element: z
       .object({ ref: ElementRef.optional(), selector: z.string().optional() })
       .optional()
-      .describe('One element: by snapshot ref or by a CSS selector matching exactly one.'),
+      .describe('One element: ref or selector.'),
     max_height: z
       .number()
       .int()
       .min(1)
       .max(MAX_CAPTURE_HEIGHT)
       .optional()
-      .describe('Cut captures taller than this (default and maximum 16384 CSS px).'),
+      .describe('Cut taller captures (max 16384).'),
   })
   .strict();
 

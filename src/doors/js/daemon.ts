@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { VERSION } from '../../version.js';
 import { log } from '../../engine/log.js';
+import { VERSION } from '../../version.js';
 import { type EngineFactory, Harness } from './harness.js';
 import { codeStamp, type DaemonPaths, daemonPaths } from './paths.js';
 import {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Effect, OperationInfo } from '../../engine/api.js';
+import { type Effect, type OperationInfo, TabwrightError } from '../../engine/api.js';
 
 /**
  * One wire method of a door: its wire name and schema, the engine operations it maps onto, and a
@@ -7,7 +7,7 @@ import type { Effect, OperationInfo } from '../../engine/api.js';
  * generated references read `summary`, `effect` and `ops`; `meta` carries what only one door
  * needs (the HTTP door's task mode, the provider's group and stability, MCP's core set).
  */
-export interface MethodSpec<Ctx, P extends z.ZodType, Meta> {
+export interface MethodSpec<Ctx, P extends z.ZodType, Meta, Reply = unknown> {
   name: string;
   params: P;
   /** The engine operations behind the method, the primary one first; none for a protocol's own meta methods. */
@@ -17,10 +17,10 @@ export interface MethodSpec<Ctx, P extends z.ZodType, Meta> {
   /** The method's effect; the strongest of its operations' effects when absent ("read" without any). */
   effect?: Effect;
   meta: Meta;
-  run(ctx: Ctx, params: z.output<P>): unknown;
+  run(ctx: Ctx, params: z.output<P>): Reply | Promise<Reply>;
 }
 
-export interface Method<Ctx, Meta> {
+export interface Method<Ctx, Meta, Reply = unknown> {
   readonly name: string;
   readonly params: z.ZodType;
   readonly ops: readonly OperationInfo[];
@@ -28,7 +28,7 @@ export interface Method<Ctx, Meta> {
   readonly effect: Effect;
   readonly meta: Meta;
   /** Validates `raw` with the wire schema (InvalidParams on failure, nothing runs) and runs the handler. */
-  invoke(ctx: Ctx, raw: unknown): Promise<unknown>;
+  invoke(ctx: Ctx, raw: unknown): Promise<Reply>;
 }
 
 /** Wire parameters that failed the method's schema; each door renders it in its own words. */
@@ -45,6 +45,32 @@ export class InvalidParams extends Error {
   get field(): string {
     return String(this.issues[0]?.path[0] ?? '');
   }
+
+  /** The first issue as a full path ("verify.text_present", "(params)") and what is wrong with it. */
+  describe(): { path: string; problem: string } {
+    const issue = this.issues[0];
+    const path = issue?.path.map(String).join('.') || '(params)';
+    const keys = issue?.code === 'unrecognized_keys' ? (issue as { keys?: string[] }).keys : undefined;
+    return { path, problem: keys ? `unknown field(s) ${keys.join(', ')}` : (issue?.message ?? 'invalid') };
+  }
+}
+
+/**
+ * The English doors' rendering of bad parameters (provider protocol, MCP): invalid_request naming
+ * the field, the problem and where to look.
+ */
+export function invalidRequest(e: InvalidParams): TabwrightError {
+  const { path, problem } = e.describe();
+  return new TabwrightError(
+    'invalid_request',
+    `${e.method}: invalid ${path}: ${problem}. Check the method's input_schema.`,
+    {
+      details: {
+        field: path,
+        issues: e.issues.slice(0, 5).map((i) => ({ path: i.path.map(String), message: i.message })),
+      },
+    },
+  );
 }
 
 /** From least to most consequential: a method made of several operations has the strongest effect. */
@@ -56,9 +82,12 @@ function strongest(ops: readonly OperationInfo[]): Effect {
   return best;
 }
 
-/** `const method = methodKit<MyContext, MyMeta>()`, then one `method({...})` per wire method. */
-export function methodKit<Ctx, Meta>() {
-  return <P extends z.ZodType>(spec: MethodSpec<Ctx, P, Meta>): Method<Ctx, Meta> => {
+/**
+ * `const method = methodKit<MyContext, MyMeta, MyReply>()`, then one `method({...})` per wire
+ * method: each handler is typed by its own schema, and the table holds them without casts.
+ */
+export function methodKit<Ctx, Meta, Reply = unknown>() {
+  return <P extends z.ZodType>(spec: MethodSpec<Ctx, P, Meta, Reply>): Method<Ctx, Meta, Reply> => {
     const ops = spec.ops ?? [];
     const summary = spec.summary ?? ops[0]?.summary;
     if (!summary) throw new Error(`method ${spec.name} needs a summary (it maps onto no operation)`);
@@ -69,7 +98,7 @@ export function methodKit<Ctx, Meta>() {
       summary,
       effect: spec.effect ?? strongest(ops),
       meta: spec.meta,
-      async invoke(ctx: Ctx, raw: unknown): Promise<unknown> {
+      async invoke(ctx: Ctx, raw: unknown): Promise<Reply> {
         const parsed = spec.params.safeParse(raw);
         if (!parsed.success) throw new InvalidParams(spec.name, parsed.error.issues, raw);
         return spec.run(ctx, parsed.data);

@@ -111,7 +111,7 @@ export function targetFrom(
         Boolean,
       );
       throw refusal(
-        `${m}: a target is required: ${fields.join(', ')}.`,
+        `${m}: No target: give one of ${fields.join(', ')}.`,
         names.ref ?? fields[0] ?? 'target',
         'no_target',
         {

@@ -1,5 +1,5 @@
 import type { Receipt } from '../../engine/actions/types.js';
-import { type TabwrightError, toTabwrightError } from '../../engine/errors.js';
+import { type TabwrightError, toTabwrightError } from '../../engine/api.js';
 import type { NavigationOutcome, PageInfo } from '../../engine/page.js';
 
 /**

@@ -1,10 +1,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { VERSION } from '../../version.js';
+import { EFFECTS, log, TabwrightError, toJsonSchema } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
-import { TabwrightError } from '../../engine/errors.js';
-import { log } from '../../engine/log.js';
-import { parseParams, toJsonSchema } from '../../engine/schemas.js';
+import { VERSION } from '../../version.js';
+import { dispatch, InvalidParams, invalidRequest, MethodTable } from '../kit/index.js';
 import { renderError } from './render.js';
 import { ClientScope, type ScopeOptions } from './scope.js';
 import { ALL_TOOLS } from './table.js';
@@ -22,7 +21,7 @@ export const INSTRUCTIONS =
 
 export function selectTools(choice: McpDoorOptions['tools'] = 'all'): ToolDef[] {
   if (choice === 'all') return ALL_TOOLS;
-  if (choice === 'core') return ALL_TOOLS.filter((t) => t.core);
+  if (choice === 'core') return ALL_TOOLS.filter((t) => t.meta.core);
   const names = new Set(choice);
   const unknown = [...names].filter((n) => !ALL_TOOLS.some((t) => t.name === n));
   if (unknown.length) {
@@ -35,13 +34,35 @@ export function selectTools(choice: McpDoorOptions['tools'] = 'all'): ToolDef[] 
   return ALL_TOOLS.filter((t) => names.has(t.name));
 }
 
-/** The tools/list entries of a tool set. */
+/**
+ * The tools/list entries of a tool set. Titles are the rows'; the annotations clients use to decide
+ * what needs the user's approval come from the engine operations' effects.
+ */
 export function toolListing(tools: ToolDef[]) {
   return tools.map((t) => ({
     name: t.name,
-    description: t.description,
-    inputSchema: toJsonSchema(t.schema) as { type: 'object'; [k: string]: unknown },
+    title: t.meta.title,
+    description: t.summary,
+    inputSchema: toJsonSchema(t.params) as { type: 'object'; [k: string]: unknown },
+    ...annotations(t),
   }));
+}
+
+/**
+ * MCP's tool hints from the operation's effect. A hint equal to the spec's default (readOnly false,
+ * destructive true, idempotent false, openWorld true) is left out: the listing is the model's
+ * token budget, and a client reads an absent hint as its default.
+ */
+function annotations(t: ToolDef): { annotations?: Record<string, boolean> } {
+  const facts = EFFECTS[t.effect];
+  const hints: Record<string, boolean> = {};
+  if (facts.readOnly) hints.readOnlyHint = true;
+  else {
+    if (!facts.destructive) hints.destructiveHint = false;
+    if (facts.idempotent) hints.idempotentHint = true;
+  }
+  if (!facts.openWorld) hints.openWorldHint = false;
+  return Object.keys(hints).length ? { annotations: hints } : {};
 }
 
 export interface McpDoor {
@@ -57,7 +78,7 @@ export interface McpDoor {
  */
 export function createMcpDoor(engine: Engine, opts: McpDoorOptions = {}): McpDoor {
   const tools = selectTools(opts.tools);
-  const byName = new Map(tools.map((t) => [t.name, t]));
+  const table = new MethodTable(tools);
   const listing = toolListing(tools);
   const scope = new ClientScope(engine, opts);
   const server = new Server(
@@ -69,19 +90,16 @@ export function createMcpDoor(engine: Engine, opts: McpDoorOptions = {}): McpDoo
 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const { name, arguments: args } = req.params;
-    const tool = byName.get(name);
     const t0 = Date.now();
     try {
-      if (!tool) {
-        throw new TabwrightError(
-          'unsupported_method',
-          `No tool "${name}". Tools: ${[...byName.keys()].join(', ')}.`,
-          { details: { tool: name } },
-        );
-      }
-      const parsed = parseParams(tool.schema, args ?? {}, name);
-      const out = await tool.run({ scope, signal: extra.signal }, parsed as never);
-      const content: ToolContent[] = typeof out === 'string' ? [{ type: 'text', text: out }] : out;
+      const { result } = await dispatch(table, name, { scope, signal: extra.signal }, args ?? {}, {
+        unknownMethod: (n) =>
+          new TabwrightError('unsupported_method', `No tool "${n}". Tools: ${table.names().join(', ')}.`, {
+            details: { tool: n },
+          }),
+        failure: (err) => (err instanceof InvalidParams ? invalidRequest(err) : (err as Error)),
+      });
+      const content: ToolContent[] = typeof result === 'string' ? [{ type: 'text', text: result }] : result;
       log.debug({ tool: name, ms: Date.now() - t0 }, 'mcp tool');
       return { content };
     } catch (err) {

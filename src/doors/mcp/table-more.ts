@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ElementRef } from '../../engine/schemas.js';
+import { ElementRef, ops } from '../../engine/api.js';
 import { q } from './render.js';
-import { defineTool, operationOptions as opts, PageFields, strict, TargetFields } from './tools.js';
+import { operationOptions as opts, PageFields, strict, TargetFields, tool } from './tools.js';
 
 /** Tools for inspection and state: evaluate, console, network, storage, ask_human. */
 
@@ -11,11 +11,13 @@ function cut(s: string, max = MAX_VALUE_CHARS): string {
   return s.length > max ? `${s.slice(0, max)}… (${s.length - max} more chars)` : s;
 }
 
-export const evaluate = defineTool({
+export const evaluate = tool({
   name: 'evaluate',
-  description:
+  ops: [ops.evaluate, ops.evaluateOnElement],
+  meta: { title: 'Run JavaScript' },
+  summary:
     'Run JavaScript in the page: an expression, a function (called with args; with ref, with the element first), or a body using return. Result as JSON.',
-  schema: strict({
+  params: strict({
     script: z.string().min(1),
     args: z.array(z.unknown()).max(10).optional(),
     ref: TargetFields.ref,
@@ -24,18 +26,24 @@ export const evaluate = defineTool({
   async run(ctx, a) {
     const page = await ctx.scope.page(a.page_id);
     if (a.ref) {
-      const v = await page.evaluateRef(a.ref, a.script, a.args?.[0], opts(ctx, a));
+      const v = await ops.evaluateOnElement.call(
+        page,
+        { ref: a.ref, source: a.script, arg: a.args?.[0] },
+        opts(ctx, a),
+      );
       return cut(JSON.stringify(v) ?? 'undefined');
     }
-    const r = await page.evaluateScript(a.script, { ...opts(ctx, a), args: a.args });
+    const r = await ops.evaluate.call(page, { source: a.script, args: a.args }, opts(ctx, a));
     return r.type === 'undefined' ? 'undefined' : cut(JSON.stringify(r.value));
   },
 });
 
-export const consoleTool = defineTool({
+export const consoleTool = tool({
   name: 'console',
-  description: 'Console messages and uncaught errors of the page (after since_seq).',
-  schema: strict({
+  ops: [ops.consoleMessages],
+  meta: { title: 'Console messages' },
+  summary: 'Console messages and uncaught errors of the page (after since_seq).',
+  params: strict({
     since_seq: z.number().int().min(0).optional(),
     level: z.enum(['debug', 'log', 'info', 'warning', 'error']).optional(),
     limit: z.number().int().min(1).max(500).optional(),
@@ -43,7 +51,11 @@ export const consoleTool = defineTool({
   }),
   async run(ctx, a) {
     const page = await ctx.scope.page(a.page_id);
-    const list = page.console.list({ since_seq: a.since_seq, level: a.level, limit: a.limit ?? 50 });
+    const list = await ops.consoleMessages.call(page, {
+      since_seq: a.since_seq,
+      level: a.level,
+      limit: a.limit ?? 50,
+    });
     if (!list.length) return 'no messages';
     return list
       .map(
@@ -54,11 +66,13 @@ export const consoleTool = defineTool({
   },
 });
 
-export const network = defineTool({
+export const network = tool({
   name: 'network',
-  description:
+  ops: [ops.requests, ops.requestBody],
+  meta: { title: 'Network requests' },
+  summary:
     "The session's requests (filter: URL substring, glob or /regex/), or one request with its body (request_id; xhr/fetch bodies are kept).",
-  schema: strict({
+  params: strict({
     filter: z.string().optional(),
     resource_type: z.string().optional().describe('e.g. document, xhr, fetch, script'),
     since_seq: z.number().int().min(0).optional(),
@@ -70,7 +84,10 @@ export const network = defineTool({
   async run(ctx, a) {
     const session = await ctx.scope.sessionOf(a.page_id);
     if (a.request_id) {
-      const e = session.requests.body(a.request_id, a.max_chars ?? 20_000);
+      const e = await ops.requestBody.call(session, {
+        request_id: a.request_id,
+        max_chars: a.max_chars ?? 20_000,
+      });
       const head = `${e.request_id} ${e.method} ${e.url}\n${e.state} ${e.status ?? ''} ${e.mime_type ?? ''}${e.failure ? ` failed: ${e.failure}` : ''}`;
       const post = e.post_data ? `\nrequest body: ${cut(e.post_data, 4000)}` : '';
       const body =
@@ -79,7 +96,7 @@ export const network = defineTool({
           : `\n${e.body}${e.returned_truncated || e.body_truncated ? '\n… (cut)' : ''}`;
       return head + post + body;
     }
-    const list = session.requests.list({
+    const list = await ops.requests.call(session, {
       filter: a.filter,
       resource_type: a.resource_type,
       since_seq: a.since_seq,
@@ -96,11 +113,13 @@ export const network = defineTool({
   },
 });
 
-export const storage = defineTool({
+export const storage = tool({
   name: 'storage',
-  description:
+  ops: [ops.storageRead, ops.storageWrite, ops.storageDelete, ops.cookies, ops.setCookies, ops.clearCookies],
+  meta: { title: 'Storage and cookies' },
+  summary:
     'Read or change localStorage / sessionStorage of the page, or cookies of the session (set uses the page URL).',
-  schema: strict({
+  params: strict({
     area: z.enum(['local', 'session', 'cookies']),
     action: z.enum(['get', 'set', 'remove']).optional(),
     key: z.string().optional(),
@@ -112,38 +131,42 @@ export const storage = defineTool({
     const action = a.action ?? 'get';
     if (a.area === 'cookies') {
       if (action === 'get') {
-        const list = await page.session.cookies({ urls: [page.url()] });
+        const list = await ops.cookies.call(page.session, { urls: [page.url()] });
         const shown = list.filter((c) => !a.key || c.name === a.key);
         if (!shown.length) return 'no cookies';
         return shown.map((c) => `${c.name}=${cut(c.value, 300)} (${c.domain}${c.path})`).join('\n');
       }
       if (action === 'set') {
         if (!a.key || a.value === undefined) return 'give key and value';
-        await page.session.setCookies([{ name: a.key, value: a.value, url: page.url() }]);
+        await ops.setCookies.call(page.session, {
+          cookies: [{ name: a.key, value: a.value, url: page.url() }],
+        });
         return `cookie ${a.key} set`;
       }
-      await page.session.clearCookies();
+      await ops.clearCookies.call(page.session, {});
       return 'cookies cleared';
     }
     if (action === 'get') {
-      const v = await page.storageGet(a.area, a.key, opts(ctx, a));
+      const v = await ops.storageRead.call(page, { area: a.area, key: a.key }, opts(ctx, a));
       return v === null ? 'null' : cut(typeof v === 'string' ? v : JSON.stringify(v));
     }
     if (action === 'set') {
       if (!a.key || a.value === undefined) return 'give key and value';
-      await page.storageSet(a.area, a.key, a.value, opts(ctx, a));
+      await ops.storageWrite.call(page, { area: a.area, key: a.key, value: a.value }, opts(ctx, a));
       return `${a.area}Storage ${q(a.key)} set`;
     }
-    await page.storageRemove(a.area, a.key, opts(ctx, a));
+    await ops.storageDelete.call(page, { area: a.area, key: a.key }, opts(ctx, a));
     return a.key ? `${a.area}Storage ${q(a.key)} removed` : `${a.area}Storage cleared`;
   },
 });
 
-export const askHuman = defineTool({
+export const askHuman = tool({
   name: 'ask_human',
-  description:
+  ops: [ops.requestHuman, ops.waitForHuman],
+  meta: { title: 'Ask a person' },
+  summary:
     'Ask the person at the tabwright dashboard (tabwright serve, GET /) a question or to act in the browser; waits up to wait_s, then check again with request_id.',
-  schema: strict({
+  params: strict({
     prompt: z.string().min(1).optional(),
     options: z.array(z.string()).max(20).optional(),
     request_id: z.string().optional(),
@@ -152,11 +175,10 @@ export const askHuman = defineTool({
     page_id: PageFields.page_id,
   }),
   async run(ctx, a) {
-    const store = ctx.scope.engine.humanInput;
     let id = a.request_id;
     if (!id) {
       const page = await ctx.scope.page(a.page_id);
-      const rec = store.create({
+      const rec = await ops.requestHuman.call(ctx.scope.engine, {
         kind: a.options ? 'question' : 'action',
         prompt: a.prompt,
         steps: a.options ? [{ prompt: a.prompt ?? '', options: a.options }] : undefined,
@@ -167,7 +189,7 @@ export const askHuman = defineTool({
     }
     const waitMs = (a.wait_s ?? 60) * 1000;
     const rec = await Promise.race([
-      store.wait(id, waitMs),
+      ops.waitForHuman.call(ctx.scope.engine, { id, timeout_ms: waitMs }),
       new Promise<never>((_, reject) =>
         ctx.signal.addEventListener('abort', () => reject(new Error('cancelled')), { once: true }),
       ),

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { ops } from '../../engine/api.js';
 import { q, renderError, renderNavigation, renderPages } from './render.js';
 import { renderSnapshot } from './snapshot-text.js';
 import { MORE_TOOLS } from './table-more.js';
 import {
   runAction as act,
   ClickFields,
-  defineTool,
   operationOptions as opts,
   PageFields,
   PressFields,
@@ -18,15 +18,17 @@ import {
   type ToolDef,
   TypeFields,
   targetOf,
+  tool,
   UploadFields,
   WaitFields,
 } from './tools.js';
 import { checkUploads } from './uploads.js';
 
 /**
- * The MCP tool table: one zod schema per tool (composed from the engine's
- * schemas), a one-line description, and a handler that maps arguments to
- * engine calls and results to compact text. No browser logic lives here.
+ * The MCP tool table: each tool a row over engine operations (src/engine/ops): its wire schema
+ * (composed from the engine's schemas), a one-line summary for the model, the operations it
+ * runs, and a handler that renames arguments and renders the result as compact text. No browser
+ * logic lives here; titles and annotations in tools/list come from the rows (server.ts).
  */
 
 const WaitUntil = z
@@ -36,11 +38,12 @@ const WaitUntil = z
 /** Navigations get a longer default deadline than other tools: heavy pages on busy machines. */
 const NAV_TIMEOUT_MS = 30_000;
 
-export const navigate = defineTool({
+export const navigate = tool({
   name: 'navigate',
-  description: 'Open a URL in the tab (or a new tab). Returns page_id, URL, title.',
-  core: true,
-  schema: strict({
+  summary: 'Open a URL in the tab (or a new tab). Returns page_id, URL, title.',
+  ops: [ops.open, ops.newTab],
+  meta: { title: 'Navigate to a URL', core: true },
+  params: strict({
     url: z.string().min(1),
     new_tab: z.boolean().optional(),
     wait_until: WaitUntil,
@@ -48,73 +51,81 @@ export const navigate = defineTool({
   }),
   async run(ctx, a) {
     let page = await ctx.scope.page(a.page_id);
-    if (a.new_tab) page = await page.session.newPage();
+    if (a.new_tab) page = await ops.newTab.call(page.session, {});
     const o = { ...opts(ctx, a), timeoutMs: a.timeout_ms ?? NAV_TIMEOUT_MS };
-    return renderNavigation(await page.open(a.url, a.wait_until ?? 'domcontentloaded', o));
+    return renderNavigation(
+      await ops.open.call(page, { url: a.url, wait_until: a.wait_until ?? 'domcontentloaded' }, o),
+    );
   },
 });
 
-export const history = defineTool({
+export const history = tool({
   name: 'history',
-  description: 'Go back, forward, or reload.',
-  schema: strict({ action: z.enum(['back', 'forward', 'reload']), wait_until: WaitUntil, ...PageFields }),
+  summary: 'Go back, forward, or reload.',
+  ops: [ops.back, ops.forward, ops.reload],
+  meta: { title: 'Back, forward or reload' },
+  params: strict({ action: z.enum(['back', 'forward', 'reload']), wait_until: WaitUntil, ...PageFields }),
   async run(ctx, a) {
     const page = await ctx.scope.page(a.page_id);
-    const w = a.wait_until ?? 'domcontentloaded';
+    const input = { wait_until: a.wait_until ?? 'domcontentloaded' } as const;
     const o = { ...opts(ctx, a), timeoutMs: a.timeout_ms ?? NAV_TIMEOUT_MS };
-    const res =
-      a.action === 'back'
-        ? await page.back(w, o)
-        : a.action === 'forward'
-          ? await page.forward(w, o)
-          : await page.reload(w, o);
-    return renderNavigation(res);
+    const op = a.action === 'back' ? ops.back : a.action === 'forward' ? ops.forward : ops.reload;
+    return renderNavigation(await op.call(page, input, o));
   },
 });
 
-export const snapshot = defineTool({
+export const snapshot = tool({
   name: 'snapshot',
-  description:
+  summary:
     'Accessibility snapshot of the page with element refs [ref=eN] for actions. diff: only changes since the last snapshot; find: only lines containing this text.',
-  core: true,
-  schema: strict({ ...SnapshotFields, find: z.string().min(1).optional(), ...PageFields }),
+  ops: [ops.snapshot],
+  meta: { title: 'Page snapshot', core: true },
+  params: strict({ ...SnapshotFields, find: z.string().min(1).optional(), ...PageFields }),
   async run(ctx, a) {
     const { find, page_id, timeout_ms, ...options } = a;
     const page = await ctx.scope.page(page_id);
-    const snap = await page.snapshot(options, opts(ctx, { timeout_ms }));
-    return renderSnapshot(snap, find);
+    return renderSnapshot(await ops.snapshot.call(page, options, opts(ctx, { timeout_ms })), find);
   },
 });
 
-export const click = defineTool({
+export const click = tool({
   name: 'click',
-  description: 'Click an element. Returns what changed and a snapshot diff.',
-  core: true,
-  schema: strict({ ...TargetFields, ...ClickFields, ...PageFields }),
+  summary: 'Click an element. Returns what changed and a snapshot diff.',
+  ops: [ops.click],
+  meta: { title: 'Click', core: true },
+  params: strict({ ...TargetFields, ...ClickFields, ...PageFields }),
   run: (ctx, a) =>
-    act(ctx, a, { action: 'click', button: a.button, click_count: a.click_count, modifiers: a.modifiers }),
+    act(ctx, 'click', a, (page, base, o) =>
+      ops.click.call(
+        page,
+        { ...base, button: a.button, click_count: a.click_count, modifiers: a.modifiers },
+        o,
+      ),
+    ),
 });
 
-export const type = defineTool({
+export const type = tool({
   name: 'type',
-  description: 'Type text into an editable element (appends; replace clears first; submit presses Enter).',
-  core: true,
-  schema: strict({ ...TargetFields, ...TypeFields, ...PageFields }),
+  summary: 'Type text into an editable element (appends; replace clears first; submit presses Enter).',
+  ops: [ops.type],
+  meta: { title: 'Type text', core: true },
+  params: strict({ ...TargetFields, ...TypeFields, ...PageFields }),
   run: (ctx, a) =>
-    act(ctx, a, {
-      action: 'type',
-      text: a.text,
-      replace: a.replace,
-      submit: a.submit,
-      key_by_key: a.key_by_key,
-    }),
+    act(ctx, 'type', a, (page, base, o) =>
+      ops.type.call(
+        page,
+        { ...base, text: a.text, replace: a.replace, submit: a.submit, key_by_key: a.key_by_key },
+        o,
+      ),
+    ),
 });
 
-export const fill = defineTool({
+export const fill = tool({
   name: 'fill',
-  description: 'Set the values of text fields (a form) and verify them.',
-  core: true,
-  schema: strict({
+  summary: 'Set the values of text fields (a form) and verify them.',
+  ops: [ops.fill],
+  meta: { title: 'Fill form fields', core: true },
+  params: strict({
     fields: z
       .array(strict({ ref: TargetFields.ref.unwrap(), value: z.string() }))
       .min(1)
@@ -125,12 +136,9 @@ export const fill = defineTool({
     const out: string[] = [];
     for (const [i, f] of a.fields.entries()) {
       try {
+        const at = { ref: f.ref, page_id: a.page_id, timeout_ms: a.timeout_ms };
         out.push(
-          await act(
-            ctx,
-            { ref: f.ref, page_id: a.page_id, timeout_ms: a.timeout_ms },
-            { action: 'fill', value: f.value },
-          ),
+          await act(ctx, 'fill', at, (page, base, o) => ops.fill.call(page, { ...base, value: f.value }, o)),
         );
       } catch (err) {
         if (i === 0) throw err;
@@ -142,89 +150,125 @@ export const fill = defineTool({
   },
 });
 
-export const press = defineTool({
+export const press = tool({
   name: 'press',
-  description: 'Press a key or chord ("Enter", "Control+A") on an element or the focused one.',
-  core: true,
-  schema: strict({ ...PressFields, ...TargetFields, ...PageFields }),
-  run: (ctx, a) => act(ctx, a, { action: 'press', key: a.key }, false),
+  summary: 'Press a key or chord ("Enter", "Control+A") on an element or the focused one.',
+  ops: [ops.press],
+  meta: { title: 'Press a key', core: true },
+  params: strict({ ...PressFields, ...TargetFields, ...PageFields }),
+  run: (ctx, a) =>
+    act(ctx, 'press', a, (page, base, o) => ops.press.call(page, { ...base, key: a.key }, o), false),
 });
 
-export const select = defineTool({
+export const select = tool({
   name: 'select',
-  description: 'Choose options of a <select> by value or label.',
-  core: true,
-  schema: strict({ ...TargetFields, ...SelectFields, ...PageFields }),
-  run: (ctx, a) => act(ctx, a, { action: 'select', values: a.values, labels: a.labels }),
+  summary: 'Choose options of a <select> by value or label.',
+  ops: [ops.select],
+  meta: { title: 'Select options', core: true },
+  params: strict({ ...TargetFields, ...SelectFields, ...PageFields }),
+  run: (ctx, a) =>
+    act(ctx, 'select', a, (page, base, o) =>
+      ops.select.call(page, { ...base, values: a.values, labels: a.labels }, o),
+    ),
 });
 
-export const check = defineTool({
+export const check = tool({
   name: 'check',
-  description: 'Check (or with checked:false uncheck) a checkbox, radio or switch.',
-  schema: strict({ ...TargetFields, checked: z.boolean().optional(), ...PageFields }),
-  run: (ctx, a) => act(ctx, a, { action: a.checked === false ? 'uncheck' : 'check' }),
+  summary: 'Check (or with checked:false uncheck) a checkbox, radio or switch.',
+  ops: [ops.check, ops.uncheck],
+  meta: { title: 'Check or uncheck' },
+  params: strict({ ...TargetFields, checked: z.boolean().optional(), ...PageFields }),
+  run: (ctx, a) =>
+    act(ctx, 'check', a, (page, base, o) =>
+      (a.checked === false ? ops.uncheck : ops.check).call(page, base, o),
+    ),
 });
 
-export const hover = defineTool({
+export const hover = tool({
   name: 'hover',
-  description: 'Move the mouse over an element.',
-  schema: strict({ ...TargetFields, ...PageFields }),
-  run: (ctx, a) => act(ctx, a, { action: 'hover' }),
+  summary: 'Move the mouse over an element.',
+  ops: [ops.hover],
+  meta: { title: 'Hover' },
+  params: strict({ ...TargetFields, ...PageFields }),
+  run: (ctx, a) => act(ctx, 'hover', a, (page, base, o) => ops.hover.call(page, base, o)),
 });
 
-export const drag = defineTool({
+export const drag = tool({
   name: 'drag',
-  description: 'Drag an element onto another (to_ref or to_selector).',
-  schema: strict({
+  summary: 'Drag an element onto another (to_ref or to_selector).',
+  ops: [ops.drag],
+  meta: { title: 'Drag and drop' },
+  params: strict({
     ...TargetFields,
     to_ref: TargetFields.ref,
     to_selector: TargetFields.selector,
     ...PageFields,
   }),
-  async run(ctx, a) {
-    const to = targetOf({ ref: a.to_ref, selector: a.to_selector }, true);
-    return act(ctx, a, { action: 'drag', to: to! });
-  },
+  run: (ctx, a) =>
+    act(ctx, 'drag', a, (page, base, o) => {
+      const to = targetOf({ ref: a.to_ref, selector: a.to_selector }, 'drag')!;
+      return ops.drag.call(page, { ...base, to }, o);
+    }),
 });
 
-export const scroll = defineTool({
+export const scroll = tool({
   name: 'scroll',
-  description: 'Scroll the page or an element: pages (±), dy/dx pixels, or into_view.',
-  schema: strict({ ...TargetFields, ...ScrollFields, ...PageFields }),
+  summary: 'Scroll the page or an element: pages (±), dy/dx pixels, or into_view.',
+  ops: [ops.scroll],
+  meta: { title: 'Scroll' },
+  params: strict({ ...TargetFields, ...ScrollFields, ...PageFields }),
   run: (ctx, a) =>
-    act(ctx, a, { action: 'scroll', pages: a.pages, dy: a.dy, dx: a.dx, into_view: a.into_view }, false),
+    act(
+      ctx,
+      'scroll',
+      a,
+      (page, base, o) =>
+        ops.scroll.call(page, { ...base, pages: a.pages, dy: a.dy, dx: a.dx, into_view: a.into_view }, o),
+      false,
+    ),
 });
 
-export const upload = defineTool({
+export const upload = tool({
   name: 'upload',
-  description: 'Set files (absolute paths) on a file input.',
-  schema: strict({ ...TargetFields, ...UploadFields, ...PageFields }),
+  summary: 'Set files (absolute paths) on a file input.',
+  ops: [ops.act],
+  meta: { title: 'Upload files' },
+  params: strict({ ...TargetFields, ...UploadFields, ...PageFields }),
   run: (ctx, a) =>
-    act(ctx, a, { action: 'set_files', files: checkUploads(a.files, ctx.scope.opts.uploadRoots) }),
+    act(ctx, 'upload', a, (page, base, o) =>
+      ops.act.call(
+        page,
+        { ...base, spec: { action: 'set_files', files: checkUploads(a.files, ctx.scope.opts.uploadRoots) } },
+        o,
+      ),
+    ),
 });
 
-export const wait = defineTool({
+export const wait = tool({
   name: 'wait',
-  description: 'Wait until conditions hold (all, or any with mode "any").',
-  core: true,
-  schema: strict({ ...WaitFields, mode: z.enum(['all', 'any']).optional(), ...PageFields }),
+  summary: 'Wait until conditions hold (all, or any with mode "any").',
+  ops: [ops.wait],
+  meta: { title: 'Wait for a condition', core: true },
+  params: strict({ ...WaitFields, mode: z.enum(['all', 'any']).optional(), ...PageFields }),
   async run(ctx, a) {
     const { mode, page_id, timeout_ms, ...conditions } = a;
     const page = await ctx.scope.page(page_id);
-    const r = await page.wait(conditions, { mode }, opts(ctx, { timeout_ms }));
+    const r = await ops.wait.call(page, { conditions, mode }, opts(ctx, { timeout_ms }));
     return `ok: ${r.matched_conditions.join(', ')} after ${r.waited_ms} ms`;
   },
 });
 
-export const screenshot = defineTool({
+export const screenshot = tool({
   name: 'screenshot',
-  description: 'Screenshot of the viewport, the full page, or one element (ref). JPEG by default.',
-  core: true,
-  schema: strict({ ...ShotFields, ref: TargetFields.ref, ...PageFields }),
+  summary: 'Screenshot of the viewport, the full page, or one element (ref). JPEG by default.',
+  ops: [ops.screenshot],
+  meta: { title: 'Screenshot', core: true },
+  params: strict({ ...ShotFields, ref: TargetFields.ref, ...PageFields }),
   async run(ctx, a) {
     const page = await ctx.scope.page(a.page_id);
     const format = a.format ?? 'jpeg';
-    const shot = await page.screenshot(
+    const shot = await ops.screenshot.call(
+      page,
       {
         full_page: a.full_page,
         format,
@@ -243,11 +287,12 @@ export const screenshot = defineTool({
   },
 });
 
-export const tabs = defineTool({
+export const tabs = tool({
   name: 'tabs',
-  description: 'List, open (new, optional url), select or close tabs.',
-  core: true,
-  schema: strict({
+  summary: 'List, open (new, optional url), select or close tabs.',
+  ops: [ops.listTabs, ops.newTab, ops.activateTab, ops.closeTab, ops.open],
+  meta: { title: 'Tabs', core: true },
+  params: strict({
     action: z.enum(['list', 'new', 'select', 'close']).optional(),
     url: z.string().min(1).optional(),
     ...PageFields,
@@ -256,24 +301,26 @@ export const tabs = defineTool({
     const action = a.action ?? 'list';
     const session = await ctx.scope.sessionOf(a.page_id);
     if (action === 'new') {
-      const page = await session.newPage();
-      if (a.url) return renderNavigation(await page.open(a.url, 'load', opts(ctx, a)));
+      const page = await ops.newTab.call(session, {});
+      if (a.url) return renderNavigation(await ops.open.call(page, { url: a.url }, opts(ctx, a)));
     } else if (action === 'select') {
       if (!a.page_id) return 'give page_id of the tab to select';
-      await session.activate(a.page_id, opts(ctx, a));
+      await ops.activateTab.call(session, { page_id: a.page_id }, opts(ctx, a));
     } else if (action === 'close') {
       const page = await ctx.scope.page(a.page_id);
-      await page.close();
+      await ops.closeTab.call(session, { page_id: page.id });
     }
-    return renderPages(await session.describePages());
+    return renderPages(await ops.listTabs.call(session, {}));
   },
 });
 
-export const dialog = defineTool({
+export const dialog = tool({
   name: 'dialog',
-  description:
+  summary:
     'Answer the held JavaScript dialog (accept, prompt_text), or set the dialog policy (default: alerts accepted, confirm/prompt dismissed).',
-  schema: strict({
+  ops: [ops.handleDialog, ops.dialogPolicy, ops.pendingDialog],
+  meta: { title: 'JavaScript dialogs' },
+  params: strict({
     accept: z.boolean().optional(),
     prompt_text: z.string().optional(),
     policy: z.enum(['accept', 'dismiss', 'hold']).optional(),
@@ -283,29 +330,31 @@ export const dialog = defineTool({
     const page = await ctx.scope.page(a.page_id);
     const out: string[] = [];
     if (a.policy) {
-      page.session.setDialogPolicy(a.policy);
+      await ops.dialogPolicy.call(page.session, { policy: a.policy });
       out.push(`dialog policy: ${a.policy}`);
     }
     if (a.accept !== undefined) {
-      const d = await page.handleDialog({ accept: a.accept, prompt_text: a.prompt_text });
+      const d = await ops.handleDialog.call(page, { accept: a.accept, prompt_text: a.prompt_text });
       out.push(`${d.state} ${d.type} ${q(d.message)}`);
     } else if (!a.policy) {
-      const d = page.pendingDialog();
+      const d = await ops.pendingDialog.call(page, {});
       out.push(d ? `pending ${d.type} ${q(d.message)}` : 'no dialog pending');
     }
     return out.join('\n');
   },
 });
 
-export const downloads = defineTool({
+export const downloads = tool({
   name: 'downloads',
-  description: "List the session's downloads, or wait for one to finish (wait: true).",
-  schema: strict({ wait: z.boolean().optional(), download_id: z.string().optional(), ...PageFields }),
+  summary: "List the session's downloads, or wait for one to finish (wait: true).",
+  ops: [ops.downloads, ops.waitForDownload],
+  meta: { title: 'Downloads' },
+  params: strict({ wait: z.boolean().optional(), download_id: z.string().optional(), ...PageFields }),
   async run(ctx, a) {
     const session = await ctx.scope.sessionOf(a.page_id);
     const list = a.wait
-      ? [await session.waitForDownload({ download_id: a.download_id }, opts(ctx, a))]
-      : session.listDownloads();
+      ? [await ops.waitForDownload.call(session, { download_id: a.download_id }, opts(ctx, a))]
+      : await ops.downloads.call(session, {});
     if (!list.length) return 'no downloads';
     return list
       .map(
@@ -316,11 +365,13 @@ export const downloads = defineTool({
   },
 });
 
-export const session = defineTool({
+export const session = tool({
   name: 'session',
-  description:
+  summary:
     'Browser sessions of this connection: list, start (ephemeral, persistent profile, or attach to a CDP endpoint), use, close.',
-  schema: strict({
+  ops: [ops.startSession, ops.closeSession, ops.sessionInfo],
+  meta: { title: 'Browser sessions' },
+  params: strict({
     action: z.enum(['list', 'start', 'use', 'close']),
     kind: z.enum(['ephemeral', 'persistent', 'attach']).optional(),
     profile: z.string().min(1).optional(),
@@ -350,13 +401,14 @@ export const session = defineTool({
     }
     const all = scope.sessions();
     if (!all.length) return 'no sessions (the next page tool starts one)';
-    return all
-      .map((s) => {
-        const i = s.info();
+    const lines = await Promise.all(
+      all.map(async (s) => {
+        const i = await ops.sessionInfo.call(s, {});
         const where = i.profile ? ` profile=${i.profile}` : i.endpoint ? ` ${i.endpoint}` : '';
         return `${s.id === scope.currentSessionId ? '*' : ' '} ${s.id} ${i.kind}${where} tabs=${i.page_count}${i.alive ? '' : ' (dead)'}`;
-      })
-      .join('\n');
+      }),
+    );
+    return lines.join('\n');
   },
 });
 

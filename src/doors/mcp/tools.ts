@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import type { ActionSpec, Target } from '../../engine/actions/types.js';
-import { TabwrightError } from '../../engine/errors.js';
+import type { Receipt, Target } from '../../engine/actions/types.js';
 import {
   ActionFields,
   ElementRef,
+  type OperationOptions,
   ScreenshotOptions,
   SnapshotOptions,
   TimeoutMs,
   WaitConditions,
-} from '../../engine/schemas.js';
+} from '../../engine/api.js';
+import type { Page } from '../../engine/page.js';
+import { methodKit, targetFrom } from '../kit/index.js';
 import { renderReceipt } from './render.js';
 import type { ClientScope } from './scope.js';
 
@@ -21,25 +23,19 @@ export interface ToolContext {
 
 export type ToolContent = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
 
-export interface ToolDef {
-  name: string;
-  description: string;
-  schema: z.ZodObject;
-  /** In the reduced tool set (`--tools core`). */
+/** What only MCP needs of a tool: a human title, and whether it is in the reduced set (`--tools core`). */
+export interface ToolMeta {
+  title: string;
   core?: boolean;
-  run(ctx: ToolContext, args: never): Promise<ToolContent[] | string>;
 }
 
-/** Declares a tool whose handler is typed by its schema. */
-export function defineTool<S extends z.ZodObject>(t: {
-  name: string;
-  description: string;
-  schema: S;
-  core?: boolean;
-  run(ctx: ToolContext, args: z.infer<S>): Promise<ToolContent[] | string>;
-}): ToolDef {
-  return t as unknown as ToolDef;
-}
+/** A tool's reply: compact text for the model, or content parts (an image and its caption). */
+export type ToolReply = ToolContent[] | string;
+
+/** One tool: `tool({ name, summary, params, ops, meta, run })`, the handler typed by its schema. */
+export const tool = methodKit<ToolContext, ToolMeta, ToolReply>();
+
+export type ToolDef = ReturnType<typeof tool>;
 
 // ---- shared fields ------------------------------------------------------------
 
@@ -57,42 +53,37 @@ export const TargetFields = {
 
 export type TargetArgs = { ref?: string; selector?: string; visible_text?: string };
 
-export function targetOf(a: TargetArgs, required: boolean): Target | undefined {
-  const given: Target[] = [];
-  if (a.ref !== undefined) given.push({ element_ref: a.ref });
-  if (a.selector !== undefined) given.push({ selector: a.selector });
-  if (a.visible_text !== undefined) given.push({ text: a.visible_text });
-  if (given.length > 1) {
-    throw new TabwrightError('invalid_request', 'Give only one of ref, selector or visible_text.', {
-      details: { field: 'ref' },
-    });
-  }
-  if (given.length === 0 && required) {
-    throw new TabwrightError(
-      'invalid_request',
-      'No target: give ref (from a snapshot), selector or visible_text.',
-      { details: { field: 'ref' } },
-    );
-  }
-  return given[0];
+const TARGET_NAMES = { ref: 'ref', selector: 'selector', text: 'visible_text' } as const;
+
+export function targetOf(a: TargetArgs, method: string, required = true): Target | undefined {
+  return targetFrom(a, TARGET_NAMES, { method, required });
 }
 
-function opts(ctx: ToolContext, a: { timeout_ms?: number }) {
+export function operationOptions(ctx: ToolContext, a: { timeout_ms?: number }): OperationOptions {
   return { timeoutMs: a.timeout_ms, signal: ctx.signal };
 }
 
-async function act(
+/** What every action tool adds to its operation's input: the target and a snapshot diff. */
+export interface ActionBase {
+  target: Target | undefined;
+  snapshot_diff: true;
+}
+
+/**
+ * One action tool: the page (page_id or the active one), the target, the tool's operation call
+ * (given the base input and options), and the compact receipt.
+ */
+export async function runAction(
   ctx: ToolContext,
+  name: string,
   a: TargetArgs & { page_id?: string; timeout_ms?: number },
-  spec: ActionSpec,
+  call: (page: Page, base: ActionBase, opts: OperationOptions) => Promise<Receipt>,
   required = true,
 ): Promise<string> {
   const page = await ctx.scope.page(a.page_id);
-  const r = await page.act(targetOf(a, required), spec, { ...opts(ctx, a), snapshot_diff: true });
-  return renderReceipt(r);
+  const base: ActionBase = { target: targetOf(a, name, required), snapshot_diff: true };
+  return renderReceipt(await call(page, base, operationOptions(ctx, a)));
 }
-
-export { act as runAction, opts as operationOptions };
 
 export const strict = <T extends z.ZodRawShape>(shape: T) => z.object(shape).strict();
 

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { TabwrightError } from '../../engine/errors.js';
+import { TabwrightError } from '../../engine/api.js';
 
 /** Upload roots when none are configured: the working directory and the OS temp dir. */
 export function defaultUploadRoots(): string[] {

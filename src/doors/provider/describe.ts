@@ -1,7 +1,7 @@
-import { VERSION } from '../../version.js';
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../../engine/deadline.js';
 import { toTabwrightError } from '../../engine/errors.js';
 import { toJsonSchema } from '../../engine/schemas.js';
+import { VERSION } from '../../version.js';
 import { PROTOCOL_VERSION } from './envelope.js';
 import { EVENT_NAMES } from './events.js';
 import { MAX_LINE_BYTES } from './framing.js';

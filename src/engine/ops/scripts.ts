@@ -45,3 +45,18 @@ export const storageDelete = defineOp({
   input: z.object({ area: Area, key: z.string().optional() }).strict(),
   run: (page, i, opts) => page.storageRemove(i.area, i.key, opts),
 });
+
+export const evaluateOnElement = defineOp({
+  name: 'page.eval_ref',
+  scope: 'page',
+  effect: 'raw',
+  summary: 'Run a caller function on the element behind a ref (element first, then arg); a stale ref fails.',
+  input: z
+    .object({
+      ref: z.string().regex(/^e[1-9][0-9]*$/),
+      source: z.string().min(1),
+      arg: z.unknown().optional(),
+    })
+    .strict(),
+  run: (page, i, opts) => page.evaluateRef(i.ref, i.source, i.arg, opts),
+});
