@@ -23,6 +23,11 @@ export interface EngineOptions {
   /** Defaults to browser discovery ($TABWRIGHT_CHROMIUM, /usr/bin/chromium, …). */
   executablePath?: string;
   extraArgs?: string[];
+  /**
+   * Let sessions open and fetch file: URLs (default false: refused with permission_denied, since an
+   * agent that reads local files can send them anywhere). The doors' --allow-file-urls flag.
+   */
+  allowFileUrls?: boolean;
 }
 
 /** What every session kind accepts. */
@@ -52,6 +57,8 @@ export class Engine {
   readonly home: string;
   /** Requests for a person (human-in-the-loop), shared by every door and the dashboard. */
   readonly humanInput = new HumanInputStore();
+  /** EngineOptions.allowFileUrls, given to every session (url-schemes.ts). */
+  readonly allowFileUrls: boolean;
   private readonly backend: Backend;
   private readonly headless: boolean;
   private readonly executablePath?: string;
@@ -68,6 +75,7 @@ export class Engine {
     this.headless = opts.headless ?? true;
     this.executablePath = opts.executablePath;
     this.extraArgs = opts.extraArgs ?? [];
+    this.allowFileUrls = opts.allowFileUrls ?? false;
   }
 
   private launchSettings() {
@@ -140,6 +148,7 @@ export class Engine {
       pageIds: this.pageIds,
       downloadsDir: join(this.home, 'downloads', id),
       networkRecording: req.network_recording ?? true,
+      allowFileUrls: this.allowFileUrls,
     };
     switch (kind) {
       case 'ephemeral': {

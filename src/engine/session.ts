@@ -19,7 +19,7 @@ import type { IdSource } from './ids.js';
 import { log } from './log.js';
 import { NetworkLog } from './network-log.js';
 import { type BlockedRequest, NetworkPolicy } from './network-policy.js';
-import { Page, type PageInfo } from './page.js';
+import { navigationTarget, Page, type PageInfo } from './page.js';
 import type { OriginPolicy } from './policy.js';
 import { SessionRoutes } from './routes.js';
 import type { Cookie } from './storage.js';
@@ -55,6 +55,8 @@ export interface SessionParts {
   downloadsDir?: string;
   /** Record every request (network.list / bodies). Default true. */
   networkRecording?: boolean;
+  /** EngineOptions.allowFileUrls: page.open and fetches may use file: URLs (url-schemes.ts). Default false. */
+  allowFileUrls?: boolean;
 }
 
 /**
@@ -67,6 +69,8 @@ export class Session {
   readonly browser: BackendBrowser;
   readonly context: BackendContext;
   readonly policy: OriginPolicy;
+  /** Whether file: URLs may be opened and fetched (off unless the Engine was created with allowFileUrls). */
+  readonly allowFileUrls: boolean;
   readonly profile: string | null;
   readonly endpoint: string | null;
   private readonly ownsBrowser: boolean;
@@ -93,6 +97,7 @@ export class Session {
     this.browser = parts.browser;
     this.context = parts.context;
     this.policy = parts.policy;
+    this.allowFileUrls = parts.allowFileUrls ?? false;
     this.profile = parts.profile ?? null;
     this.endpoint = parts.endpoint ?? null;
     this.ownsBrowser = parts.ownsBrowser;
@@ -230,6 +235,8 @@ export class Session {
 
   async newPage(opts?: OperationOptions & { url?: string; activate?: boolean }): Promise<Page> {
     this.assertAlive();
+    // A refused URL fails before a tab is opened for it.
+    if (opts?.url) navigationTarget(opts.url, this);
     const bp = await Promise.race([this.context.newPage(), this.deathGuard()]);
     const page = this.adoptSync(bp, null);
     if (opts?.activate !== false) this.activePageId = page.id;
