@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
 import type { Engine } from '../../engine/engine.js';
 import { log } from '../../engine/log.js';
-import { mountMcpHttp } from '../mcp/http.js';
+import { MCP_PATH, mcpRefusal, mountMcpHttp } from '../mcp/http.js';
 import { registerDashboard } from './dashboard/index.js';
 import { type DoorState, dispatch, SERIALIZE_WAIT_MS } from './dispatch.js';
 import { CommandFailure, failure, invalidArgument, type Reply } from './envelope.js';
@@ -80,18 +80,43 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
-  // Host / Origin / token checks before anything else (see security.ts); no CORS headers are ever sent.
+  // Host / Origin / Sec-Fetch-Site / token / content-type checks before anything else, on every route
+  // (see security.ts); no CORS headers are ever sent. /mcp refuses in JSON-RPC, the rest in envelopes.
   app.addHook('onRequest', async (req, res) => {
-    const refused = guard.check(req.headers);
+    const path = (req.raw.url ?? '/').split('?')[0]!;
+    const refused = guard.check({ method: req.method, path, headers: req.headers });
     if (!refused) return;
     log.warn(
-      { host: req.headers.host, origin: req.headers.origin, status: refused.status },
+      {
+        method: req.method,
+        path,
+        host: req.headers.host,
+        origin: req.headers.origin,
+        fetchSite: req.headers['sec-fetch-site'],
+        reason: refused.reason,
+        status: refused.status,
+      },
       'http door: request refused',
     );
+    const body =
+      path === MCP_PATH
+        ? mcpRefusal(refused)
+        : {
+            data: {
+              refused: true,
+              reason: refused.reason,
+              errorCode: 'ACTION_FAILED',
+              retryable: false,
+              expectedOrigin: refused.reason === 'origin' ? refused.origin : undefined,
+            },
+            code: 0,
+            ok: false,
+            msg: refused.msg,
+          };
     return res
       .code(refused.status)
       .header('content-type', 'application/json; charset=utf-8')
-      .send(JSON.stringify({ data: { refused: true }, code: 0, ok: false, msg: refused.msg }));
+      .send(JSON.stringify(body));
   });
 
   const send = (res: FastifyReply, reply: Reply) =>
