@@ -49,12 +49,12 @@ after(async () => {
   await h?.close();
 });
 
-/** What a hostile page sends to each route of the server at `base`; ids carry the origin and technique. */
+/** What a hostile page sends to each route of the server at `base`; `who` (digits) + technique number make task ids. */
 function plan(base: string, who: string): { url: string; body: string }[] {
   return [
     {
       url: `${base}/playwright/command`,
-      body: JSON.stringify({ id: `evil-${who}-@T@`, method: 'start', params: {} }),
+      body: JSON.stringify({ id: `${who}@N@`, method: 'start', params: {} }),
     },
     { url: `${base}/dashboard/api/answer`, body: JSON.stringify({ requestId, answer: 'pwned' }) },
     { url: `${base}/dashboard/api/tasks/${id}/input`, body: JSON.stringify({ type: 'text', text: 'pwned' }) },
@@ -103,9 +103,9 @@ async function attackFrom(origin: string, who: string): Promise<void> {
 
 describe('CSRF from other loopback origins, in a real browser', () => {
   test('pages on 127.0.0.2, localhost:<port> and 127.0.0.1:<other port> change nothing', async () => {
-    await attackFrom(otherHostUrl, 'ip2-');
-    await attackFrom(h.fixtures.altUrl, 'localhost-');
-    await attackFrom(h.fixtures.url, 'port-');
+    await attackFrom(otherHostUrl, '771'); // task ids 7710x / 7711x
+    await attackFrom(h.fixtures.altUrl, '772');
+    await attackFrom(h.fixtures.url, '773');
     // A legitimate client sees only its own task, the request still open, the input untouched.
     const tasks = (await h.ok(undefined, 'list_tasks')).tasks as Json[];
     assert.deepEqual(

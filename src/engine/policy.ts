@@ -95,7 +95,9 @@ function bad(message: string): TabwrightError {
 export function denied(url: string, what: string): TabwrightError {
   let origin = url;
   try {
-    origin = new URL(url).origin;
+    // file:, data: and the like have an opaque origin ("null"): name the URL instead.
+    const o = new URL(url).origin;
+    if (o !== 'null') origin = o;
   } catch {}
   return new TabwrightError(
     'permission_denied',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
 import type { Engine } from '../../engine/engine.js';
 import { log } from '../../engine/log.js';
+import { OriginPolicy } from '../../engine/policy.js';
 import { MCP_PATH, mcpRefusal, mountMcpHttp } from '../mcp/http.js';
 import { registerDashboard } from './dashboard/index.js';
 import { type DoorState, dispatch, SERIALIZE_WAIT_MS } from './dispatch.js';
@@ -40,6 +41,11 @@ export interface HttpServerOptions {
   allowedHosts?: string[];
   /** File staging, upload_file, download_image and ocr_image settings (files-config.ts). */
   files?: FilesOptions;
+  /**
+   * Server-wide origin allowlist (`--allow-origin`): tasks started without `allowedOrigins` get it,
+   * tasks that pass one may only narrow it, and so do the sessions of `/mcp` clients.
+   */
+  allowedOrigins?: string[];
 }
 
 export interface HttpServer {
@@ -61,6 +67,10 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   const host = opts.host ?? '127.0.0.1';
   checkBindPolicy(host, opts.token);
   const guard = requestGuard(host, opts.token, opts.allowedHosts);
+  // Validated here, so a bad --allow-origin stops the server with the reason instead of failing every start.
+  const originCeiling = opts.allowedOrigins?.length
+    ? OriginPolicy.parse({ allowed_origins: opts.allowedOrigins }).toJSON()
+    : undefined;
   const state: DoorState = {
     engine,
     tasks: new TaskTable(),
@@ -71,6 +81,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     serializeWaitMs: opts.serializeWaitMs ?? SERIALIZE_WAIT_MS,
     engineHeadless: opts.engineHeadless,
     files: resolveFilesConfig(engine.home, opts.files),
+    originCeiling,
   };
 
   // Fastify's own logger stays off: stdout belongs to the CLI; our logs go to stderr via pino.
@@ -211,7 +222,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   });
 
   registerUploadRoutes(app, state.files.upload, state); // POST/GET/DELETE /playwright/upload (§2.1)
-  mountMcpHttp(app, engine); // MCP over streamable HTTP at /mcp (src/doors/mcp/http.ts)
+  mountMcpHttp(app, engine, { policy: originCeiling }); // MCP over streamable HTTP at /mcp (src/doors/mcp/http.ts)
   registerDashboard(app, state); // the person's dashboard at GET / (src/doors/http/dashboard/)
 
   await app.listen({ host, port: opts.port ?? DEFAULT_PORT });
