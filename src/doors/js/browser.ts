@@ -134,7 +134,11 @@ export class HarnessBrowser {
     const headless = opts.headless !== false;
     const engine = headless
       ? this.defaultEngine
-      : new Engine({ headless: false, home: this.defaultEngine.home });
+      : new Engine({
+          headless: false,
+          home: this.defaultEngine.home,
+          allowFileUrls: this.defaultEngine.allowFileUrls,
+        });
     this.conn = { mode: 'launch', engine, sessions: new Set(), generation: ++this.gen, headless };
     return this.describe();
   }

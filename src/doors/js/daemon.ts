@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { VERSION } from '../../cli/version.js';
+import { Engine } from '../../engine/engine.js';
 import { log } from '../../engine/log.js';
 import { Harness } from './harness.js';
 import { codeStamp, type DaemonPaths, daemonPaths } from './paths.js';
@@ -20,7 +21,7 @@ const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
  * context, one Unix socket (0600). Logs (its own, the engine's and the
  * snippets' console output) go to stderr, which the CLI points at the log file.
  */
-export async function runDaemon(name: string): Promise<void> {
+export async function runDaemon(name: string, opts: { allowFileUrls?: boolean } = {}): Promise<void> {
   const paths = daemonPaths(name);
   const dlog = log.child({ door: 'js', daemon: name });
   const startedAt = new Date();
@@ -42,7 +43,8 @@ export async function runDaemon(name: string): Promise<void> {
     unlinkSync(paths.socket);
   }
 
-  const harness = new Harness({ log: dlog });
+  const allowFileUrls = opts.allowFileUrls === true;
+  const harness = new Harness({ log: dlog, engine: new Engine({ allowFileUrls }) });
   // Snippet console output always reaches the log (whatever TABWRIGHT_LOG says), one JSON line each.
   const runner = new SnippetRunner(harness.globals(), (level, line) => {
     process.stderr.write(
@@ -89,6 +91,7 @@ export async function runDaemon(name: string): Promise<void> {
             log: paths.log,
             snippets: { run: runnerCount, running: runner.running, abandoned: runner.abandoned },
             ...(await harness.status()),
+            allowFileUrls,
           },
         };
       case 'eval': {
