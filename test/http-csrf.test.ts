@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Session } from '../src/index.js';
 import { FIXTURE_ROOT } from './helpers/fixture-server.js';
-import { type DoorHarness, doorHarness, type Json } from './helpers/http.js';
+import { type DoorHarness, doorHarness, type Json, rawRequest } from './helpers/http.js';
 
 /**
  * Web pages on other loopback origins (127.0.0.2, localhost:<port>, 127.0.0.1:<other port>) try to
@@ -157,34 +157,15 @@ describe('CSRF from other loopback origins, in a real browser', () => {
   });
 });
 
-/** A raw request with exact headers, as curl would send it. */
-function raw(opts: {
+/** A request with exact headers, as curl sends it; the reply parsed as JSON. */
+async function raw(opts: {
   method?: string;
   path: string;
   headers: Record<string, string>;
   body?: string;
 }): Promise<{ status: number; json: Json }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port: h.server.port,
-        path: opts.path,
-        method: opts.method ?? 'POST',
-        headers: opts.headers,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(body) as Json }));
-      },
-    );
-    req.on('error', reject);
-    req.end(opts.body);
-  });
+  const r = await rawRequest(h.server.port, opts);
+  return { status: r.status, json: JSON.parse(r.body) as Json };
 }
 
 describe('the request guard answers refusals in each door’s own terms', () => {

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
 import { hostOnly, requestGuard } from '../src/doors/http/security.js';
 import { startHttpServer } from '../src/doors/http/server.js';
 import { newEngine, tempHome } from './helpers/engine.js';
-import { type DoorHarness, doorHarness } from './helpers/http.js';
+import { type DoorHarness, doorHarness, rawRequest } from './helpers/http.js';
 
 let h: DoorHarness;
 
@@ -13,33 +12,7 @@ before(async () => {
 });
 after(async () => h?.close());
 
-/** A raw request with exact headers (fetch would set Host itself). */
-function raw(
-  port: number,
-  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path: opts.path ?? '/playwright/command',
-        method: opts.method ?? 'POST',
-        headers: opts.headers,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(opts.body);
-  });
-}
+const raw = rawRequest;
 
 const LIST = JSON.stringify({ method: 'list_methods' });
 

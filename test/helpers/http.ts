@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { after } from 'node:test';
 import { type HttpServer, type HttpServerOptions, startHttpServer } from '../../src/doors/http/server.js';
 import type { Engine } from '../../src/index.js';
@@ -88,4 +89,32 @@ export async function doorTestEnv(opts: HttpServerOptions = {}): Promise<{ h: Do
   const h = await doorHarness(opts);
   after(async () => h.close());
   return { h, id: await h.start() };
+}
+
+/** One request with exact headers, as curl sends it (fetch sets Host itself and adds Sec-Fetch-Mode). */
+export function rawRequest(
+  port: number,
+  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path: opts.path ?? '/playwright/command',
+        method: opts.method ?? 'POST',
+        headers: opts.headers,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
 }
