@@ -83,9 +83,17 @@ async function attackFrom(origin: string, who: string): Promise<void> {
   await page.open(`${origin}/fixtures/csrf/attack.html#${encodeURIComponent(JSON.stringify(steps))}`);
   await page.wait({ js_predicate: 'document.title === "done"' }, {}, { timeoutMs: 30_000 });
   // What reached the server, as the browser saw it: every attempt answered 403 by the request guard.
-  const sent = attackers.requests
-    .list({ page_id: page.id, since_seq: since, limit: 1000 })
-    .filter((r) => targets.some((t) => r.url.startsWith(t)));
+  // Beacons are fire-and-forget, so wait (bounded) until every attempt has its answer in the log.
+  const answered = () =>
+    attackers.requests
+      .list({ page_id: page.id, since_seq: since, limit: 1000 })
+      .filter((r) => targets.some((t) => r.url.startsWith(t)));
+  let sent = answered();
+  for (let end = Date.now() + 20_000; Date.now() < end; sent = answered()) {
+    if (sent.length >= steps.length * 3 && sent.every((r) => r.status !== null || r.state === 'failed'))
+      break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   assert.equal(
     sent.length,
     steps.length * 3,
