@@ -12,6 +12,7 @@ import { IdSource } from './ids.js';
 import { log } from './log.js';
 import type { Page } from './page.js';
 import { OriginPolicy, type OriginPolicyInput } from './policy.js';
+import { PolicyProxy } from './policy-proxy.js';
 import { Session, type SessionKind } from './session.js';
 
 export interface EngineOptions {
@@ -144,10 +145,12 @@ export class Engine {
     switch (kind) {
       case 'ephemeral': {
         const browser = await this.sharedBrowser();
-        const context = await browser.newContext();
-        const s = new Session({ ...common, kind, browser, context, ownsBrowser: false });
-        await s.newPage();
-        return s;
+        return withPolicyProxy(policy, async (proxy) => {
+          const context = await browser.newContext({ proxyServer: proxy?.url });
+          const s = new Session({ ...common, kind, browser, context, ownsBrowser: false, proxy });
+          await s.newPage();
+          return s;
+        });
       }
       case 'persistent': {
         const name = (req as { profile: string }).profile;
@@ -163,10 +166,22 @@ export class Engine {
           );
         }
         mkdirSync(dir, { recursive: true });
-        const { browser, context } = await this.backend.launchPersistent(this.launchSettings(), dir);
-        const s = new Session({ ...common, kind, browser, context, ownsBrowser: true, profile: name });
-        if (s.pages().length === 0) await s.newPage();
-        return s;
+        return withPolicyProxy(policy, async (proxy) => {
+          const { browser, context } = await this.backend.launchPersistent(this.launchSettings(), dir, {
+            proxyServer: proxy?.url,
+          });
+          const s = new Session({
+            ...common,
+            kind,
+            browser,
+            context,
+            ownsBrowser: true,
+            profile: name,
+            proxy,
+          });
+          if (s.pages().length === 0) await s.newPage();
+          return s;
+        });
       }
       case 'attach': {
         const endpoint = checkEndpoint((req as { endpoint: string }).endpoint, [
@@ -246,6 +261,23 @@ export class Engine {
   async sharedBrowserPid(): Promise<number | undefined> {
     const b = await this.shared?.catch(() => undefined);
     return b?.pid();
+  }
+}
+
+/**
+ * Runs `create` with a policy proxy for a restricted policy (none for an unrestricted one); the
+ * proxy is closed again when the session could not be created.
+ */
+async function withPolicyProxy(
+  policy: OriginPolicy,
+  create: (proxy: PolicyProxy | undefined) => Promise<Session>,
+): Promise<Session> {
+  const proxy = policy.restricted ? await PolicyProxy.start() : undefined;
+  try {
+    return await create(proxy);
+  } catch (err) {
+    await proxy?.close();
+    throw err;
   }
 }
 
