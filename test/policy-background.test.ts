@@ -90,3 +90,24 @@ test('restricted: every attack is refused at the browser level and recorded; the
   await new Promise((r) => setTimeout(r, 500));
   assert.deepEqual(got(), [], 'nothing arrived after the session closed either');
 });
+
+test('restricted persistent session (its own browser, proxy set at launch): the same five attacks are refused', async () => {
+  const before = attacker.received().length;
+  const s = await engine.startSession(
+    { kind: 'persistent', profile: 'leaks', policy: { allowed_origins: [fx.url] } },
+    { timeoutMs: 30_000 },
+  );
+  try {
+    const page = s.page();
+    await assertLeaksBlocked(
+      { ...attacker, received: () => attacker.received().slice(before) },
+      {
+        open: () => page.open(leakPageUrl(fx, attacker), 'load', { timeoutMs: 15_000 }),
+        leave: () => page.open(leavePageUrl(fx), 'load', { timeoutMs: 15_000 }),
+        list: async () => s.blockedRequests(),
+      },
+    );
+  } finally {
+    await engine.closeSession(s.id);
+  }
+});

@@ -202,6 +202,7 @@ export class HarnessBrowser {
     origins: string[],
     policy: OriginPolicy,
     dialogs?: DialogPolicyInput,
+    blockedSince?: number,
   ): Promise<HarnessPage> {
     if (dialogs !== undefined) session.setDialogPolicy(dialogs);
     const page = new HarnessPage({
@@ -213,6 +214,7 @@ export class HarnessBrowser {
       allowedOrigins: origins,
       targetId: await pageTargetId(engine),
       host: this.host(),
+      blockedSince,
     });
     this.pages.add(page);
     await this.hooks.pageOpened(session);
@@ -296,6 +298,8 @@ export class HarnessBrowser {
       engine = session.page();
       closesSession = false;
     }
+    // What the allowlist blocks while the page loads (its workers, its WebRTC) shows in its first signals().
+    const blockedSince = session.network.lastSeq;
     try {
       if (opts.dialogs !== undefined) session.setDialogPolicy(opts.dialogs);
       await engine.open(url, 'load', eo);
@@ -306,7 +310,7 @@ export class HarnessBrowser {
       throw err;
     }
     this.hooks.record({ action: 'open', url });
-    return this.wrap(engine, session, closesSession, origins, policy, opts.dialogs);
+    return this.wrap(engine, session, closesSession, origins, policy, opts.dialogs, blockedSince);
   }
 
   /** Releases every Page and the connection: old Page objects become stale. Launched tabs are closed; attached tabs stay. */
