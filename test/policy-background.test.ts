@@ -4,7 +4,7 @@ import type { PolicyProxy } from '../src/engine/policy-proxy.js';
 import type { Engine } from '../src/index.js';
 import { type Attacker, startAttacker } from './helpers/attacker.js';
 import { assertLeaksBlocked, leakPageUrl, leavePageUrl } from './helpers/background-leaks.js';
-import { newEngine, tempHome } from './helpers/engine.js';
+import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 
 // The five attacks that page request routing never sees, in the engine (one shared browser):
@@ -109,5 +109,17 @@ test('restricted persistent session (its own browser, proxy set at launch): the 
     );
   } finally {
     await engine.closeSession(s.id);
+  }
+});
+
+test('a policy in a browser tabwright did not launch (attach, remote) is refused before connecting', async () => {
+  const policy = { allowed_origins: [fx.url] };
+  for (const req of [
+    { kind: 'attach' as const, endpoint: 'http://127.0.0.1:9', policy },
+    { kind: 'remote' as const, endpoint: 'ws://127.0.0.1:9/', policy },
+  ]) {
+    const err = await rejectsWith(engine.startSession(req), 'unsupported_target');
+    assert.deepEqual(err.details, { kind: req.kind, reason: 'policy_unenforceable' });
+    assert.match(err.message, /Start an ephemeral or persistent session with the allowlist/);
   }
 });

@@ -106,6 +106,7 @@ export class Engine {
     const policy = OriginPolicy.parse(req.policy);
     const dialogPolicy = req.dialogs === undefined ? undefined : parseDialogPolicy(req.dialogs);
     const kind: SessionKind = req.kind ?? 'ephemeral';
+    if (policy.restricted && (kind === 'attach' || kind === 'remote')) throw policyNeedsLaunch(kind);
     const work = this.createSession(req, kind, policy, deadline);
     const session = await Promise.race([work, deadline.expired()]).catch((err) => {
       // A session that arrives after the caller gave up must not leak.
@@ -262,6 +263,23 @@ export class Engine {
     const b = await this.shared?.catch(() => undefined);
     return b?.pid();
   }
+}
+
+/**
+ * An origin policy holds only in a browser tabwright launched: there every request of the session's
+ * context goes through its policy proxy and WebRTC never sends UDP (launch flags). A browser we
+ * attach to over CDP, or a remote Playwright server's, has neither: its shared and service workers'
+ * WebSockets and WebRTC (UDP, and TURN over TCP) leave outside anything CDP can filter (CDP Fetch
+ * does not see WebSockets or WebRTC, and browser-level CDP has no Network domain), so such a session
+ * is refused rather than handed out with holes.
+ */
+function policyNeedsLaunch(kind: 'attach' | 'remote'): TabwrightError {
+  const what = kind === 'attach' ? 'a browser attached over CDP' : 'a remote browser server';
+  return new TabwrightError(
+    'unsupported_target',
+    `An origin policy cannot be enforced in ${what}: tabwright cannot send that browser's worker WebSockets and WebRTC traffic through its filter, so data could leave the allowed origins. Start an ephemeral or persistent session with the allowlist (tabwright launches Chromium and enforces it there), or ${kind === 'attach' ? 'attach' : 'connect'} without allowed origins.`,
+    { details: { kind, reason: 'policy_unenforceable' } },
+  );
 }
 
 /**

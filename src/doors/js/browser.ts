@@ -50,6 +50,21 @@ export function parseAllowedOrigins(list: unknown): { origins: string[]; policy:
 }
 
 /**
+ * The engine refuses an allowlist in a browser it did not launch (its worker WebSockets and WebRTC
+ * cannot be filtered there); say what to do in this door's terms.
+ */
+function harnessTerms(err: unknown): never {
+  if (err instanceof TabwrightError && err.details.reason === 'policy_unenforceable') {
+    throw new TabwrightError(
+      'unsupported_target',
+      "allowedOrigins cannot be enforced in a browser tabwright did not launch (its workers' WebSockets and WebRTC would leave unfiltered), so no page of the attached browser is handed out. Call browser.disconnect(), then browser.launch() and browser.open(url, { allowedOrigins }).",
+      { details: { ...err.details } },
+    );
+  }
+  throw err;
+}
+
+/**
  * The `browser` global: connect to (or launch) a Chromium, list its tabs, and
  * hand out Pages pinned to one tab, one connection generation and one
  * allowlist. Each attached Page has its own engine session (its own CDP
@@ -229,10 +244,9 @@ export class HarnessBrowser {
     const c = this.need();
     const eo = engineOpts({ timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal });
     if (c.mode === 'attach') {
-      const session = await this.defaultEngine.startSession(
-        { kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } },
-        eo,
-      );
+      const session = await this.defaultEngine
+        .startSession({ kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } }, eo)
+        .catch(harnessTerms);
       for (const p of session.pages()) {
         if ((await pageTargetId(p).catch(() => '')) === targetId)
           return this.wrap(p, session, true, origins, policy, opts.dialogs);
@@ -281,10 +295,9 @@ export class HarnessBrowser {
     let engine: EnginePage;
     let closesSession: boolean;
     if (c.mode === 'attach') {
-      session = await this.defaultEngine.startSession(
-        { kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } },
-        eo,
-      );
+      session = await this.defaultEngine
+        .startSession({ kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } }, eo)
+        .catch(harnessTerms);
       try {
         engine = await session.newPage({ activate: false });
       } catch (err) {
