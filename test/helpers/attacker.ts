@@ -12,7 +12,7 @@ export interface Attacker {
   url: string;
   host: string;
   port: number;
-  /** Everything received so far, one line each ("tcp connection", "GET /beacon?…", "udp 20 bytes …"). */
+  /** Everything received so far, one line each ("tcp connection", "GET /beacon?…", "udp stun 20 bytes …"). */
   received(): string[];
   close(): Promise<void>;
 }
@@ -53,7 +53,9 @@ export async function startAttacker(): Promise<Attacker> {
   const port = (tcp.address() as AddressInfo).port;
   const udp = dgram.createSocket('udp4');
   udp.on('message', (msg) => {
-    seen.push(`udp ${msg.length} bytes ${printable(msg)}`);
+    // STUN (and TURN, which is STUN) carries the magic cookie 0x2112A442 at byte 4; else QUIC (WebTransport).
+    const stun = msg.length >= 20 && msg.readUInt32BE(4) === 0x2112a442;
+    seen.push(`udp ${stun ? 'stun' : 'other'} ${msg.length} bytes ${printable(msg)}`);
   });
   await new Promise<void>((resolve, reject) => {
     udp.once('error', reject);
