@@ -136,14 +136,17 @@ export class PolicyProxy {
     }
     const upstream = net.connect({ host: authority.host, port: authority.port });
     this.track(upstream);
+    let established = false;
     upstream.once('connect', () => {
+      established = true;
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) upstream.write(head);
       upstream.pipe(client);
       client.pipe(upstream);
     });
     upstream.on('error', (err) => {
-      if (upstream.connecting || !client.writable) refuseSocket(client, 502, 'Bad Gateway', errorCode(err));
+      // Before the tunnel is up the browser still waits for an answer: say why it failed.
+      if (!established) refuseSocket(client, 502, 'Bad Gateway', errorCode(err));
       else client.destroy();
     });
     client.on('error', () => upstream.destroy());
