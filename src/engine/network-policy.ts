@@ -23,9 +23,12 @@ export interface BlockedRequest {
   kind: 'navigation' | 'redirect' | 'popup' | 'subresource' | 'background';
   frame: 'main' | 'child' | null;
   page_id: string | null;
+  /** Present (true) when `url` was cut at MAX_URL_CHARS: a page chooses its URLs, and 200 records are kept. */
+  url_truncated?: true;
 }
 
 const KEEP = 200;
+const MAX_URL_CHARS = 8192;
 
 /**
  * Enforces a session's OriginPolicy at the network layer, in two layers:
@@ -127,6 +130,10 @@ export class NetworkPolicy {
 
   private add(fields: Omit<BlockedRequest, 'seq' | 'at'>): void {
     const rec: BlockedRequest = { seq: ++this.seq, at: new Date().toISOString(), ...fields };
+    if (rec.url.length > MAX_URL_CHARS) {
+      rec.url = rec.url.slice(0, MAX_URL_CHARS);
+      rec.url_truncated = true;
+    }
     this.records.push(rec);
     if (this.records.length > KEEP) this.records.shift();
     log.info({ blocked: rec.url, kind: rec.kind, page_id: rec.page_id }, 'request blocked by origin policy');
