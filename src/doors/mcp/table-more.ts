@@ -58,12 +58,12 @@ export const consoleTool = defineTool({
 export const network = defineTool({
   name: 'network',
   description:
-    "The session's requests (filter: URL substring, glob or /regex/), or one request with its body (request_id; xhr/fetch bodies are kept), or (blocked: true) the requests the session's origin policy refused.",
+    "The session's requests (filter: URL substring, glob or /regex/), one with its body (request_id; xhr/fetch bodies kept), or what the origin policy refused (blocked: true).",
   schema: strict({
     blocked: z
       .boolean()
       .optional()
-      .describe('list what the origin policy refused (pages, workers, beacons, tunnels) after since_seq'),
+      .describe('refused requests (pages, workers, beacons, tunnels) after since_seq'),
     filter: z.string().optional(),
     resource_type: z.string().optional().describe('e.g. document, xhr, fetch, script'),
     since_seq: z.number().int().min(0).optional(),
