@@ -79,6 +79,21 @@ export class OriginPolicy {
     return this.hostPatterns.some((p) => (p.startsWith('*.') ? host.endsWith(p.slice(1)) : host === p));
   }
 
+  /**
+   * A tunnel (CONNECT host:port) carries no scheme or path: allowed when an allowed origin has this
+   * host and port (either scheme) or a host pattern matches the host.
+   */
+  allowsHostPort(host: string, port: number): boolean {
+    if (!this.restricted) return true;
+    const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+    for (const origin of this.origins) {
+      const u = new URL(origin);
+      const p = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+      if (u.hostname.replace(/^\[|\]$/g, '') === h && p === port) return true;
+    }
+    return this.hostPatterns.some((p) => (p.startsWith('*.') ? h.endsWith(p.slice(1)) : h === p));
+  }
+
   toJSON(): OriginPolicyInput {
     return {
       allowed_origins: [...this.origins],

@@ -21,6 +21,7 @@ import { NetworkLog } from './network-log.js';
 import { type BlockedRequest, NetworkPolicy } from './network-policy.js';
 import { navigationTarget, Page, type PageInfo } from './page.js';
 import type { OriginPolicy } from './policy.js';
+import type { PolicyProxy } from './policy-proxy.js';
 import { SessionRoutes } from './routes.js';
 import type { Cookie } from './storage.js';
 
@@ -57,6 +58,8 @@ export interface SessionParts {
   networkRecording?: boolean;
   /** EngineOptions.allowFileUrls: page.open and fetches may use file: URLs (url-schemes.ts). Default false. */
   allowFileUrls?: boolean;
+  /** The policy proxy the context sends everything through (restricted sessions in launched browsers). */
+  proxy?: PolicyProxy;
 }
 
 /**
@@ -75,6 +78,7 @@ export class Session {
   readonly endpoint: string | null;
   private readonly ownsBrowser: boolean;
   private readonly pageIds: IdSource;
+  private readonly proxy: PolicyProxy | undefined;
   private readonly pagesById = new Map<string, Page>();
   private readonly pagesByBackend = new Map<BackendPage, Page>();
   private closed = false;
@@ -103,6 +107,8 @@ export class Session {
     this.ownsBrowser = parts.ownsBrowser;
     this.pageIds = parts.pageIds;
     this.network = new NetworkPolicy(parts.policy, (bp) => this.pagesByBackend.get(bp));
+    this.proxy = parts.proxy;
+    if (this.proxy) this.proxy.judge = (attempt) => this.network.judgeProxied(attempt);
     this.downloads = new SessionDownloads(
       parts.downloadsDir ?? join(tmpdir(), 'tabwright-downloads', parts.id),
     );
@@ -122,6 +128,7 @@ export class Session {
   private markBrowserGone(): void {
     if (this.browserGone) return;
     this.browserGone = true;
+    void this.proxy?.close();
     if (this.closed) return;
     log.warn({ session_id: this.id, kind: this.kind }, 'browser disconnected; session is dead');
     const err = this.notRunning();
@@ -360,6 +367,15 @@ export class Session {
         }),
       );
     }
+    try {
+      await this.closeBrowserSide();
+    } finally {
+      // After the context: its last requests (a pagehide beacon) are still judged, then the port closes.
+      await this.proxy?.close();
+    }
+  }
+
+  private async closeBrowserSide(): Promise<void> {
     if (!this.browser.isConnected()) return;
     if (this.kind === 'attach') {
       await this.browser.close();

@@ -29,7 +29,8 @@ export interface DoorHarness {
     extra?: Json,
   ): Promise<{ status: number; json: Json }>;
   /** Starts a task and returns its id. */
-  start(): Promise<string>;
+  /** `start` with optional parameters (e.g. allowedOrigins); the new task's id. */
+  start(params?: Json): Promise<string>;
   page(name: string): string;
   close(): Promise<void>;
 }
@@ -67,8 +68,8 @@ export async function doorHarness(opts: HttpServerOptions = {}): Promise<DoorHar
       assert.notEqual(r.status, 500);
       return r;
     },
-    async start() {
-      const d = await harness.ok(undefined, 'start', {});
+    async start(params: Json = {}) {
+      const d = await harness.ok(undefined, 'start', params);
       return d.id as string;
     },
     page(name) {

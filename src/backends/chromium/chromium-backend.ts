@@ -1,7 +1,13 @@
 import { chromium } from 'playwright-core';
 import { TabwrightError } from '../../engine/errors.js';
-import type { Backend, BackendBrowser, BackendContext, LaunchSettings } from '../backend.js';
-import { ChromiumBrowser } from './chromium-browser.js';
+import type {
+  Backend,
+  BackendBrowser,
+  BackendContext,
+  ContextNetworkOptions,
+  LaunchSettings,
+} from '../backend.js';
+import { ChromiumBrowser, chromiumProxy } from './chromium-browser.js';
 import { chromiumFlags } from './flags.js';
 import { translatePlaywrightError } from './translate-error.js';
 
@@ -28,12 +34,14 @@ export class ChromiumBackend implements Backend {
   async launchPersistent(
     settings: LaunchSettings,
     userDataDir: string,
+    network: ContextNetworkOptions = {},
   ): Promise<{ browser: BackendBrowser; context: BackendContext }> {
     try {
       const context = await chromium.launchPersistentContext(userDataDir, {
         executablePath: settings.executablePath,
         headless: settings.headless,
         args: chromiumFlags(settings.args),
+        proxy: chromiumProxy(network),
         acceptDownloads: true,
         viewport: { width: 1280, height: 800 },
         handleSIGINT: false,

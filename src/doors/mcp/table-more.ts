@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ElementRef } from '../../engine/schemas.js';
+import type { Session } from '../../engine/session.js';
 import { q } from './render.js';
 import { defineTool, operationOptions as opts, PageFields, strict, TargetFields } from './tools.js';
 
@@ -57,8 +58,12 @@ export const consoleTool = defineTool({
 export const network = defineTool({
   name: 'network',
   description:
-    "The session's requests (filter: URL substring, glob or /regex/), or one request with its body (request_id; xhr/fetch bodies are kept).",
+    "The session's requests (filter: URL substring, glob or /regex/), one with its body (request_id; xhr/fetch bodies kept), or what the origin policy refused (blocked: true).",
   schema: strict({
+    blocked: z
+      .boolean()
+      .optional()
+      .describe('refused requests (pages, workers, beacons, tunnels) after since_seq'),
     filter: z.string().optional(),
     resource_type: z.string().optional().describe('e.g. document, xhr, fetch, script'),
     since_seq: z.number().int().min(0).optional(),
@@ -69,6 +74,7 @@ export const network = defineTool({
   }),
   async run(ctx, a) {
     const session = await ctx.scope.sessionOf(a.page_id);
+    if (a.blocked) return blockedLines(session, a.since_seq, a.limit ?? 50);
     if (a.request_id) {
       const e = session.requests.body(a.request_id, a.max_chars ?? 20_000);
       const head = `${e.request_id} ${e.method} ${e.url}\n${e.state} ${e.status ?? ''} ${e.mime_type ?? ''}${e.failure ? ` failed: ${e.failure}` : ''}`;
@@ -95,6 +101,19 @@ export const network = defineTool({
       .join('\n');
   },
 });
+
+/** One line per refused request: seq, kind, method, url, where it came from (page or background). */
+function blockedLines(session: Session, sinceSeq: number | undefined, limit: number): string {
+  if (!session.policy.restricted) return 'no origin policy on this session: nothing is blocked';
+  const list = session.blockedRequests(sinceSeq === undefined ? {} : { since_seq: sinceSeq }).slice(-limit);
+  const last = `last_seq ${session.network.lastSeq}`;
+  if (!list.length) return `nothing blocked (${last})`;
+  const lines = list.map(
+    (b) =>
+      `#${b.seq} blocked ${b.kind} ${b.method} ${cut(b.url, 300)} (${b.resource_type}${b.page_id ? `, ${b.page_id}` : ', no page'})`,
+  );
+  return [...lines, last].join('\n');
+}
 
 export const storage = defineTool({
   name: 'storage',
