@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { tempHome } from './helpers/engine.js';
 import { isAlive } from './helpers/external-browser.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import type { Json } from './helpers/http.js';
 
 // These tests drive the built CLI (`npm test` builds first) as a user would.
 const BIN = 'bin/tabwright.js';
@@ -119,6 +120,82 @@ describe('tabwright serve', () => {
       for (const pid of browserPids) assert.equal(isAlive(pid), false, `browser ${pid} left running`);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
+
+/** `tabwright serve --port 0 …args` until it prints where it listens; the caller kills it. */
+async function startServe(
+  args: string[],
+): Promise<{ base: string; out: () => string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, TABWRIGHT_HOME: home.dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  const base = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m && out.includes('curl -s -X POST')) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited early (${code}): ${out}`)));
+  });
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  };
+  return { base, out: () => out, stop };
+}
+
+describe('tabwright serve: --allow-origin and --allow-file-urls', () => {
+  const cmd = (base: string, body: unknown) =>
+    fetch(`${base}/playwright/command`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((r) => r.json() as Promise<{ ok: boolean; msg?: string; data: Json }>);
+
+  test('--allow-origin is the ceiling of every task; a bad origin stops the server with the reason', async () => {
+    const s = await startServe(['--allow-origin', fixtures.url]);
+    try {
+      assert.match(s.out(), new RegExp(`origins: only ${fixtures.url}`));
+      const cfg = await cmd(s.base, { method: 'get_config' });
+      assert.deepEqual(cfg.data.originPolicy.allowedOrigins, [fixtures.url]);
+      const started = await cmd(s.base, { method: 'start' });
+      assert.equal(started.data.originPolicy.source, 'server');
+      const id = started.data.id;
+      const away = await cmd(s.base, { id, method: 'go_to_url', params: { url: `${fixtures.altUrl}/` } });
+      assert.equal(away.ok, false);
+      assert.match(away.msg ?? '', /拒绝访问 http:\/\/localhost:\d+/);
+    } finally {
+      await s.stop();
+    }
+    const bad = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--allow-origin', 'example.com'], {
+      encoding: 'utf8',
+      env: { ...process.env, TABWRIGHT_HOME: home.dir },
+    });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /tabwright serve: "example\.com" is not an origin/);
+  });
+
+  test('file: is refused without --allow-file-urls and opens with it', async () => {
+    for (const allow of [false, true]) {
+      const s = await startServe(allow ? ['--allow-file-urls'] : []);
+      try {
+        const { data } = await cmd(s.base, { method: 'start' });
+        const nav = await cmd(s.base, {
+          id: data.id,
+          method: 'go_to_url',
+          params: { url: 'file:///etc/hostname' },
+        });
+        assert.equal(nav.ok, allow, JSON.stringify(nav));
+        if (!allow) assert.match(nav.msg ?? '', /--allow-file-urls/);
+      } finally {
+        await s.stop();
+      }
     }
   });
 });

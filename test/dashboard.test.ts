@@ -43,20 +43,28 @@ test('the dashboard is served at GET / with the API guard (foreign Origin refuse
   assert.equal(state.tasks[0]!.headless, true);
   const shot = await fetch(`${h.server.url}/dashboard/api/tasks/${id}/screenshot`);
   assert.equal(shot.headers.get('content-type'), 'image/jpeg');
+  const json = { 'content-type': 'application/json' };
   const front = await fetch(`${h.server.url}/dashboard/api/tasks/${id}/front`, {
     method: 'POST',
+    headers: json,
     body: '{}',
   });
   assert.deepEqual(await front.json(), { ok: true, headless: true });
-  const nope = await fetch(`${h.server.url}/dashboard/api/tasks/999/front`, { method: 'POST', body: '{}' });
+  const nope = await fetch(`${h.server.url}/dashboard/api/tasks/999/front`, {
+    method: 'POST',
+    headers: json,
+    body: '{}',
+  });
   assert.equal(nope.status, 404);
   const badInput = await fetch(`${h.server.url}/dashboard/api/tasks/${id}/input`, {
     method: 'POST',
+    headers: json,
     body: '{"type":"key","key":"F13"}',
   });
   assert.equal(badInput.status, 400);
   const badAnswer = await fetch(`${h.server.url}/dashboard/api/answer`, {
     method: 'POST',
+    headers: json,
     body: '{"requestId":"hr-x-1"}',
   });
   assert.equal(badAnswer.status, 400);

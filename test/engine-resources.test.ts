@@ -43,7 +43,8 @@ test('a restricted session never fetches a disallowed origin through the context
   );
   const viaRedirect = `${server.url}/redirect?to=${encodeURIComponent(`${server.altUrl}/fixtures/http/text.png`)}`;
   await rejectsWith(fetchUrl(p, viaRedirect, { maxBytes: 1e6 }), 'permission_denied');
-  await rejectsWith(fetchUrl(p, 'file:///etc/passwd', { maxBytes: 1e6 }), 'invalid_request');
+  await rejectsWith(fetchUrl(p, 'file:///etc/passwd', { maxBytes: 1e6 }), 'permission_denied');
+  await rejectsWith(fetchUrl(p, 'ftp://127.0.0.1/x', { maxBytes: 1e6 }), 'invalid_request');
   await engine.closeSession(s.id);
 });
 

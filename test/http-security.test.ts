@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
 import { hostOnly, requestGuard } from '../src/doors/http/security.js';
 import { startHttpServer } from '../src/doors/http/server.js';
 import { newEngine, tempHome } from './helpers/engine.js';
-import { type DoorHarness, doorHarness } from './helpers/http.js';
+import { type DoorHarness, doorHarness, rawRequest } from './helpers/http.js';
 
 let h: DoorHarness;
 
@@ -13,33 +12,7 @@ before(async () => {
 });
 after(async () => h?.close());
 
-/** A raw request with exact headers (fetch would set Host itself). */
-function raw(
-  port: number,
-  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path: opts.path ?? '/playwright/command',
-        method: opts.method ?? 'POST',
-        headers: opts.headers,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(opts.body);
-  });
-}
+const raw = rawRequest;
 
 const LIST = JSON.stringify({ method: 'list_methods' });
 
@@ -62,7 +35,7 @@ test('Host header check: loopback names pass, anything else is refused (DNS rebi
 });
 
 test('cross-site browser requests are refused and no CORS header is ever sent', async () => {
-  const base = { host: `127.0.0.1:${h.server.port}`, 'content-type': 'text/plain' };
+  const base = { host: `127.0.0.1:${h.server.port}`, 'content-type': 'application/json' };
   const foreign = await raw(h.server.port, {
     headers: { ...base, origin: 'https://evil.example' },
     body: LIST,
@@ -157,8 +130,28 @@ test('guard unit: host parsing and a specific bind address', () => {
   assert.equal(hostOnly('localhost'), 'localhost');
   const g = requestGuard('192.168.0.10', 'x'.repeat(16), ['tw.internal']);
   const auth = { authorization: `Bearer ${'x'.repeat(16)}` };
-  assert.equal(g.check({ host: '192.168.0.10:10049', ...auth }), undefined);
-  assert.equal(g.check({ host: 'tw.internal', ...auth }), undefined);
-  assert.equal(g.check({ host: 'evil.example', ...auth })?.status, 403);
-  assert.equal(g.check({ host: '192.168.0.10', authorization: 'Bearer y' })?.status, 401);
+  const get = (headers: Record<string, string>) => g.check({ method: 'GET', path: '/', headers });
+  assert.equal(get({ host: '192.168.0.10:10049', ...auth }), undefined);
+  assert.equal(get({ host: 'tw.internal', ...auth }), undefined);
+  assert.equal(get({ host: 'evil.example', ...auth })?.status, 403);
+  assert.equal(get({ host: '192.168.0.10', authorization: 'Bearer y' })?.status, 401);
+  // The server's own origin is the Host header's: scheme http, same host, same (or default) port.
+  assert.equal(get({ host: 'tw.internal', origin: 'http://tw.internal', ...auth }), undefined);
+  assert.equal(get({ host: 'TW.internal:80', origin: 'http://tw.internal', ...auth }), undefined);
+  assert.equal(get({ host: 'tw.internal', origin: 'http://tw.internal:8080', ...auth })?.reason, 'origin');
+  assert.equal(get({ host: 'tw.internal', origin: 'http://tw.internal/x', ...auth })?.reason, 'origin');
+  assert.equal(get({ host: 'tw.internal', origin: 'http://u@tw.internal', ...auth })?.reason, 'origin');
+  // A refused Origin comes before the token: a hostile page learns nothing about it.
+  assert.equal(get({ host: 'tw.internal', origin: 'http://evil.example' })?.status, 403);
+  const post = (path: string, type?: string) =>
+    g.check({
+      method: 'POST',
+      path,
+      headers: { host: 'tw.internal', ...auth, ...(type ? { 'content-type': type } : {}) },
+    });
+  assert.equal(post('/playwright/command', 'application/json; charset=utf-8'), undefined);
+  assert.equal(post('/playwright/command', 'text/plain')?.status, 415);
+  assert.equal(post('/anything/else')?.status, 415);
+  assert.equal(post('/playwright/upload', 'multipart/form-data; boundary=x'), undefined);
+  assert.equal(post('/playwright/upload'), undefined);
 });

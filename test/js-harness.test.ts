@@ -5,9 +5,10 @@ import { type DebuggableChromium, startDebuggableChromium } from './helpers/exte
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 import { type JsCli, jsCli } from './helpers/js-cli.js';
 
-// The Browser / Page / Locator API through the real CLI and daemon, against a
-// Chromium started with a debugging port. Steps share the daemon's globals.
-describe('tabwright js: Browser / Page / Locator against an attached Chromium', () => {
+// The Browser / Page / Locator API through the real CLI and daemon: connect() to a Chromium started
+// with a debugging port (tabs; an allowlist is refused there, it could not be enforced), then pages
+// with an allowlist in a browser the engine launches. Steps share the daemon's globals.
+describe('tabwright js: Browser / Page / Locator (an attached Chromium, then a launched one)', () => {
   let js: JsCli;
   let chrome: DebuggableChromium;
   let fx: FixtureServer;
@@ -26,8 +27,12 @@ describe('tabwright js: Browser / Page / Locator against an attached Chromium', 
     await fx?.close();
   });
 
-  test('connect, tabs (never a silent pick), allowlist validation, open with an allowlist', async () => {
-    const r = await js.json<{ tabs: { targetId: string; url: string }[]; errors: string[] }>(`
+  test('connect, tabs (never a silent pick), allowlist validation; an allowlist only in a launched browser', async () => {
+    const r = await js.json<{
+      tabs: { targetId: string; url: string }[];
+      errors: string[];
+      unenforceable: { code: string; message: string }[];
+    }>(`
 await browser.connect({ port: ${port} });
 const tabs = await browser.tabs();
 const errors = [];
@@ -37,8 +42,16 @@ for (const allowedOrigins of [[], ['${fx.url}/path'], ['https://*.example.com'],
 }
 try { await browser.open('${fx.altUrl}/fixtures/js/other.html', { allowedOrigins: ['${fx.url}'] }); errors.push('accepted'); }
 catch (e) { errors.push(e.code); }
+const unenforceable = [];
+for (const call of [() => browser.open('${form}', { allowedOrigins: ['${fx.url}'] }),
+                    () => browser.attach(tabs[0].targetId, { allowedOrigins: ['${fx.url}'] })]) {
+  try { await call(); unenforceable.push({ code: 'accepted' }); }
+  catch (e) { unenforceable.push({ code: e.code, message: e.message }); }
+}
+await browser.disconnect();
+await browser.launch();
 globalThis.page = await browser.open('${form}', { allowedOrigins: ['${fx.url}'] });
-return { tabs, errors };
+return { tabs, errors, unenforceable };
 `);
     assert.ok(r.tabs.length >= 1 && r.tabs.every((t) => /^[0-9A-F]{32}$/.test(t.targetId)));
     assert.deepEqual(r.errors, [
@@ -48,6 +61,11 @@ return { tabs, errors };
       'invalid_request',
       'permission_denied',
     ]);
+    for (const u of r.unenforceable) {
+      assert.equal(u.code, 'unsupported_target');
+      assert.match(u.message, /browser\.launch\(\) and browser\.open\(url, \{ allowedOrigins \}\)/);
+    }
+    assert.equal(r.unenforceable.length, 2);
   });
 
   test('snapshot and diff; a sensitive value never leaks; limits', async () => {
@@ -250,7 +268,7 @@ return { started, stopped, status: recordingStatus() };
 
   test('--status lists the connection and pages; close(); disconnect makes old pages stale', async () => {
     const status = JSON.parse((await js.cli(['--status'])).stdout);
-    assert.equal(status.browsers[0].mode, 'attach');
+    assert.equal(status.browsers[0].mode, 'launch');
     assert.ok(status.pages.length >= 1);
     const r = await js.json<Record<string, unknown>>(`
 const keep = page;

@@ -48,7 +48,7 @@ describe('tabwright mcp (stdio): errors, clients, tabs, inspection tools', () =>
         action: 'start',
         allowed_origins: ['https://example.com'],
       });
-      assert.match(widen, /^Error permission_denied: This server only allows/);
+      assert.match(widen, /^Error permission_denied\/policy_widening: This server only allows/);
     } finally {
       await Promise.all([a.mcp.close(), b.mcp.close()]);
     }

@@ -41,6 +41,14 @@ export interface ScreenshotResult {
 
 /** The browser families tabwright can drive (one backend each). */
 export type BrowserFamily = 'chromium' | 'firefox';
+/** How a context (or a persistent browser) reaches the network. */
+export interface ContextNetworkOptions {
+  /**
+   * Every request of the context, loopback destinations included, goes through this HTTP proxy
+   * (`http://127.0.0.1:<port>`): pages, workers, beacons, WebSockets (as CONNECT), WebRTC over TCP.
+   */
+  proxyServer?: string;
+}
 
 /** A browser process (launched, attached over CDP, or a remote server). */
 export interface BackendBrowser {
@@ -50,8 +58,8 @@ export interface BackendBrowser {
   isConnected(): boolean;
   /** Called once when the connection to the browser is lost for any reason. */
   onDisconnected(listener: () => void): void;
-  /** A fresh isolated context (ephemeral session). */
-  newContext(): Promise<BackendContext>;
+  /** A fresh isolated context (ephemeral session), optionally sending all its traffic through a proxy. */
+  newContext(opts?: ContextNetworkOptions): Promise<BackendContext>;
   /** The browser's own default context (attach: the user's tabs). */
   defaultContext(): BackendContext | undefined;
   /** Closes a browser we launched, or only disconnects from one we attached to. */
@@ -348,6 +356,7 @@ export interface Backend {
   launchPersistent(
     settings: LaunchSettings,
     userDataDir: string,
+    network?: ContextNetworkOptions,
   ): Promise<{ browser: BackendBrowser; context: BackendContext }>;
   /** Attach to a running browser by CDP endpoint (http://host:port or ws://…). */
   attachCdp(endpoint: string, timeoutMs: number): Promise<BackendBrowser>;

@@ -5,9 +5,11 @@ import { createEngine } from './compose.js';
 
 const i = process.argv.indexOf('--name');
 const name = i >= 0 ? (process.argv[i + 1] ?? 'default') : 'default';
-runDaemon(name, createEngine).catch((err: unknown) => {
-  process.stderr.write(
-    `tabwright js daemon failed to start: ${err instanceof Error ? err.stack : String(err)}\n`,
-  );
-  process.exit(1);
-});
+runDaemon(name, createEngine, { allowFileUrls: process.argv.includes('--allow-file-urls') }).catch(
+  (err: unknown) => {
+    process.stderr.write(
+      `tabwright js daemon failed to start: ${err instanceof Error ? err.stack : String(err)}\n`,
+    );
+    process.exit(1);
+  },
+);

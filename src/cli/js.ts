@@ -31,6 +31,8 @@ Options:
   --stop              stop the daemon
   --restart           stop the daemon, confirm it exited, start a new one (globals and pages are gone)
   --logs [--lines N]  print the end of the daemon log (default 200 lines)
+  --allow-file-urls   start the daemon with file: URLs allowed (off: refused); a daemon already
+                      running without it is not changed: restart it with this flag
   -h, --help          this help
 `;
 
@@ -40,6 +42,7 @@ interface Args {
   timeoutMs: number;
   action: 'run' | 'version' | 'status' | 'start' | 'stop' | 'restart' | 'logs' | 'help';
   lines: number;
+  allowFileUrls: boolean;
 }
 
 class UsageError extends Error {}
@@ -50,6 +53,7 @@ function parseArgs(argv: string[]): Args {
     timeoutMs: DEFAULT_SNIPPET_TIMEOUT_MS,
     action: 'run',
     lines: 200,
+    allowFileUrls: false,
   };
   const positional: string[] = [];
   const value = (i: number, flag: string): string => {
@@ -104,6 +108,9 @@ function parseArgs(argv: string[]): Args {
         break;
       case '--logs':
         a.action = 'logs';
+        break;
+      case '--allow-file-urls':
+        a.allowFileUrls = true;
         break;
       case '-h':
       case '--help':
@@ -175,12 +182,13 @@ function logTail(paths: DaemonPaths, lines: number): string {
     .join('\n');
 }
 
-/** Starts the daemon unless one answers; returns its pid. */
-async function ensureDaemon(paths: DaemonPaths): Promise<number> {
+/** Starts the daemon unless one answers; returns its pid. The engine options are the new daemon's. */
+async function ensureDaemon(paths: DaemonPaths, allowFileUrls = false): Promise<number> {
   const pid = await ping(paths.socket);
   if (pid) return pid;
   const logFd = openSync(paths.log, 'a', 0o600);
-  const child = spawn(process.execPath, [...daemonEntry().args, '--name', paths.name], {
+  const flags = allowFileUrls ? ['--allow-file-urls'] : [];
+  const child = spawn(process.execPath, [...daemonEntry().args, '--name', paths.name, ...flags], {
     detached: true,
     stdio: ['ignore', logFd, logFd],
     env: process.env,
@@ -254,6 +262,17 @@ function statusReport(s: DaemonStatus): Record<string, unknown> {
   return report;
 }
 
+/** --allow-file-urls against a daemon started without it: say so, never run as if it were allowed. */
+async function assertFileUrlsAsAsked(paths: DaemonPaths, asked: boolean): Promise<void> {
+  if (!asked) return;
+  const s = await status(paths);
+  if (s && s.allowFileUrls !== true) {
+    throw new Error(
+      `the running daemon "${paths.name}" refuses file: URLs (it was started without --allow-file-urls); run \`tabwright js --restart --allow-file-urls\`, then run the snippet again`,
+    );
+  }
+}
+
 /** `tabwright js …`: returns the exit code. */
 export async function runJsCli(argv: string[]): Promise<number> {
   let args: Args;
@@ -292,7 +311,8 @@ export async function runJsCli(argv: string[]): Promise<number> {
         return 0;
       }
       case 'start': {
-        await ensureDaemon(paths);
+        await ensureDaemon(paths, args.allowFileUrls);
+        await assertFileUrlsAsAsked(paths, args.allowFileUrls);
         const s = await status(paths);
         out(JSON.stringify(s ? statusReport(s) : { ok: false }));
         return s ? 0 : 1;
@@ -310,7 +330,7 @@ export async function runJsCli(argv: string[]): Promise<number> {
       }
       case 'restart': {
         const r = await stopDaemon(paths);
-        await ensureDaemon(paths);
+        await ensureDaemon(paths, args.allowFileUrls);
         const s = await status(paths);
         if (!s) throw new Error('the new daemon did not answer');
         out(JSON.stringify({ ...statusReport(s), restarted: true, previousPid: r.pid ?? null }));
@@ -332,7 +352,8 @@ export async function runJsCli(argv: string[]): Promise<number> {
       }
       code = await readStdin();
     }
-    await ensureDaemon(paths);
+    await ensureDaemon(paths, args.allowFileUrls);
+    await assertFileUrlsAsAsked(paths, args.allowFileUrls);
     // The daemon enforces the deadline; the CLI waits a little longer in case the daemon itself is wedged.
     const res = await request(
       paths.socket,

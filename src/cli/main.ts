@@ -24,7 +24,15 @@ program
     '--token <token>',
     'bearer token clients must send (Authorization: Bearer …); required for a non-loopback --host (default: $TABWRIGHT_TOKEN)',
   )
-  .action(async (opts: { host: string; port: number; headed?: boolean; token?: string }) => {
+  .option(
+    '--allow-origin <origin...>',
+    'only these origins (e.g. https://example.com) for every task and /mcp session; start may narrow, never widen',
+  )
+  .option(
+    '--allow-file-urls',
+    'let the agent open and fetch file: URLs (off: refused, local files stay local)',
+  )
+  .action(async (opts: Parameters<typeof import('./serve.js').runServe>[0]) => {
     const { runServe } = await import('./serve.js');
     await runServe(opts);
   });
@@ -40,7 +48,11 @@ program
   .option('--allow-origin <origin...>', 'only these origins (e.g. https://example.com); others are blocked')
   .option('--upload-dir <dir...>', 'directories upload may take files from (default: cwd and the temp dir)')
   .option('--headed', 'show browser windows instead of running headless')
-  .action(async (opts: { tools: string; allowOrigin?: string[]; uploadDir?: string[]; headed?: boolean }) => {
+  .option(
+    '--allow-file-urls',
+    'let the agent open and fetch file: URLs (off: refused, local files stay local)',
+  )
+  .action(async (opts: Parameters<typeof import('./mcp.js').runMcp>[0]) => {
     const { runMcp } = await import('./mcp.js');
     await runMcp(opts);
   });
@@ -53,6 +65,10 @@ program
   .option('--profile-root <dir>', 'where persistent profiles, downloads and screenshot files live')
   .option('--allow-raw-cdp', 'offer cdp.send (experimental, raw Chrome DevTools Protocol)')
   .option('--socket <path>', 'serve on this Unix domain socket (mode 0600, several clients) instead of stdio')
+  .option(
+    '--allow-file-urls',
+    'let the agent open and fetch file: URLs (off: refused, local files stay local)',
+  )
   .action(async (opts) => {
     const { runProvider } = await import('./provider.js');
     await runProvider(opts);
@@ -72,6 +88,7 @@ program
     15_000,
   )
   .option('--action-timeout <ms>', 'engine deadline of one command', Number, 25_000)
+  .option('--allow-file-urls', 'accepted for symmetry: the pipe protocol only carries http(s) URLs')
   .action(async (opts: Parameters<typeof import('./pipe.js').runPipe>[0]) => {
     const { runPipe } = await import('./pipe.js');
     await runPipe(opts);

@@ -6,11 +6,13 @@ export interface McpCliOptions {
   tools?: string;
   allowOrigin?: string[];
   uploadDir?: string[];
+  /** Let the client open and fetch file: URLs (EngineOptions.allowFileUrls). */
+  allowFileUrls?: boolean;
 }
 
 /** `tabwright mcp`: the MCP door on stdio for one client; exits when the client or the parent goes away. */
 export async function runMcp(opts: McpCliOptions): Promise<void> {
-  const engine = createEngine({ headless: !opts.headed });
+  const engine = createEngine({ headless: !opts.headed, allowFileUrls: opts.allowFileUrls === true });
   const tools =
     !opts.tools || opts.tools === 'all' || opts.tools === 'core'
       ? ((opts.tools ?? 'all') as 'all' | 'core')

@@ -14,6 +14,8 @@ export interface PipeCliOptions {
   headed?: boolean;
   handshakeTimeout?: number;
   actionTimeout?: number;
+  /** Passed to the engine; the pipe's navigate takes http(s) URLs only, so file: stays unreachable. */
+  allowFileUrls?: boolean;
 }
 
 /** A host pattern that matches nothing: an empty domain list must not mean "any origin" in the engine. */
@@ -60,7 +62,12 @@ export async function runPipe(opts: PipeCliOptions): Promise<void> {
   const policy = new MacPolicy(rules, (until) =>
     log.warn({ open_until: new Date(until).toISOString() }, 'pipe: circuit breaker open'),
   );
-  const engine = createEngine({ headless: !opts.headed });
+  if (opts.allowFileUrls) {
+    log.warn(
+      'pipe: --allow-file-urls has no effect here: the pipe protocol only carries http(s) URLs and the rules whitelist hosts',
+    );
+  }
+  const engine = createEngine({ headless: !opts.headed, allowFileUrls: opts.allowFileUrls === true });
   const patterns = policy.hostPatterns.length ? policy.hostPatterns : [NO_HOST];
   const session = await engine
     .startSession({ policy: { allowed_host_patterns: patterns } }, { timeoutMs: 60_000 })

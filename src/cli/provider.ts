@@ -9,6 +9,8 @@ export interface ProviderCliOptions {
   profileRoot?: string;
   allowRawCdp?: boolean;
   socket?: string;
+  /** Let clients open and fetch file: URLs (EngineOptions.allowFileUrls). */
+  allowFileUrls?: boolean;
 }
 
 /**
@@ -26,7 +28,7 @@ export async function runProvider(opts: ProviderCliOptions): Promise<void> {
     process.exit(2);
   }
   if (opts.profileRoot) process.env.TABWRIGHT_HOME = resolve(opts.profileRoot);
-  const engine = createEngine({ headless: !opts.headed });
+  const engine = createEngine({ headless: !opts.headed, allowFileUrls: opts.allowFileUrls === true });
   const options = {
     browser: 'chromium' as const,
     headed: opts.headed === true,

@@ -9,6 +9,10 @@ export interface ServeOptions {
   headed?: boolean;
   /** Bearer token (falls back to $TABWRIGHT_TOKEN); required for a non-loopback host. */
   token?: string;
+  /** Server-wide origin allowlist: every task and /mcp session gets it or a subset of it. */
+  allowOrigin?: string[];
+  /** Let tasks open and fetch file: URLs (EngineOptions.allowFileUrls). */
+  allowFileUrls?: boolean;
 }
 
 /**
@@ -17,7 +21,7 @@ export interface ServeOptions {
  */
 export async function runServe(opts: ServeOptions): Promise<void> {
   const token = opts.token ?? (process.env.TABWRIGHT_TOKEN || undefined);
-  const engine = createEngine({ headless: !opts.headed });
+  const engine = createEngine({ headless: !opts.headed, allowFileUrls: opts.allowFileUrls === true });
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
     // TABWRIGHT_UPLOAD_* / TABWRIGHT_OCR_* (files-config.ts); a bad value stops the server with the reason.
@@ -28,6 +32,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
       port: opts.port,
       engineHeadless: !opts.headed,
       token,
+      allowedOrigins: opts.allowOrigin,
     });
   } catch (err) {
     await engine.close().catch(() => {});
@@ -40,6 +45,8 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   process.stdout.write(`health: curl -s ${server.url}/playwright/health\n`);
   process.stdout.write(`try:    ${example}\n`);
   if (token) process.stdout.write(`auth:   send "Authorization: Bearer <token>" with every request\n`);
+  if (opts.allowOrigin?.length) process.stdout.write(`origins: only ${opts.allowOrigin.join(', ')}\n`);
+  if (opts.allowFileUrls) process.stdout.write('file:   file: URLs allowed (--allow-file-urls)\n');
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

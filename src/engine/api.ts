@@ -35,7 +35,7 @@ export {
   type OutputOf,
   type Scope,
 } from './ops/index.js';
-export { OriginPolicy, type OriginPolicyInput } from './policy.js';
+export { narrowPolicy, OriginPolicy, type OriginPolicyInput } from './policy.js';
 // Schema building blocks doors compose their wire schemas from, and JSON Schema for listings.
 export {
   ActionFields,

@@ -11,6 +11,7 @@ import { IdSource } from './ids.js';
 import { log } from './log.js';
 import type { Page } from './page.js';
 import { OriginPolicy, type OriginPolicyInput } from './policy.js';
+import { PolicyProxy } from './policy-proxy.js';
 import { Session, type SessionKind } from './session.js';
 
 export interface EngineOptions {
@@ -25,6 +26,11 @@ export interface EngineOptions {
   /** The default backend's binary; defaults to its discovery ($TABWRIGHT_CHROMIUM, /usr/bin/chromium, …). */
   executablePath?: string;
   extraArgs?: string[];
+  /**
+   * Let sessions open and fetch file: URLs (default false: refused with permission_denied, since an
+   * agent that reads local files can send them anywhere). The doors' --allow-file-urls flag.
+   */
+  allowFileUrls?: boolean;
 }
 
 const DIAGNOSTICS_TTL_MS = 5 * 60_000;
@@ -59,6 +65,8 @@ export class Engine {
   /** Requests for a person (human-in-the-loop), shared by every door and the dashboard. */
   readonly humanInput = new HumanInputStore();
   private readonly backends: readonly Backend[];
+  /** EngineOptions.allowFileUrls, given to every session (url-schemes.ts). */
+  readonly allowFileUrls: boolean;
   private readonly headless: boolean;
   private readonly executablePath?: string;
   private readonly extraArgs: string[];
@@ -77,6 +85,7 @@ export class Engine {
     this.headless = opts.headless ?? true;
     this.executablePath = opts.executablePath;
     this.extraArgs = opts.extraArgs ?? [];
+    this.allowFileUrls = opts.allowFileUrls ?? false;
   }
 
   /** The browser families this engine can drive, the default first. */
@@ -132,6 +141,7 @@ export class Engine {
     const policy = OriginPolicy.parse(req.policy);
     const dialogPolicy = req.dialogs === undefined ? undefined : parseDialogPolicy(req.dialogs);
     const kind: SessionKind = req.kind ?? 'ephemeral';
+    if (policy.restricted && (kind === 'attach' || kind === 'remote')) throw policyNeedsLaunch(kind);
     const work = this.createSession(req, kind, policy, deadline);
     const session = await Promise.race([work, deadline.expired()]).catch((err) => {
       // A session that arrives after the caller gave up must not leak.
@@ -167,15 +177,18 @@ export class Engine {
       pageIds: this.pageIds,
       downloadsDir: join(this.home, 'downloads', id),
       networkRecording: req.network_recording ?? true,
+      allowFileUrls: this.allowFileUrls,
     };
     const backend = this.backend(req.browser);
     switch (kind) {
       case 'ephemeral': {
         const browser = await this.sharedBrowser(backend);
-        const context = await browser.newContext();
-        const s = new Session({ ...common, kind, browser, context, ownsBrowser: false });
-        await s.newPage();
-        return s;
+        return withPolicyProxy(policy, async (proxy) => {
+          const context = await browser.newContext({ proxyServer: proxy?.url });
+          const s = new Session({ ...common, kind, browser, context, ownsBrowser: false, proxy });
+          await s.newPage();
+          return s;
+        });
       }
       case 'persistent': {
         const name = (req as { profile: string }).profile;
@@ -191,10 +204,22 @@ export class Engine {
           );
         }
         mkdirSync(dir, { recursive: true });
-        const { browser, context } = await backend.launchPersistent(this.launchSettings(backend), dir);
-        const s = new Session({ ...common, kind, browser, context, ownsBrowser: true, profile: name });
-        if (s.pages().length === 0) await s.newPage();
-        return s;
+        return withPolicyProxy(policy, async (proxy) => {
+          const { browser, context } = await backend.launchPersistent(this.launchSettings(backend), dir, {
+            proxyServer: proxy?.url,
+          });
+          const s = new Session({
+            ...common,
+            kind,
+            browser,
+            context,
+            ownsBrowser: true,
+            profile: name,
+            proxy,
+          });
+          if (s.pages().length === 0) await s.newPage();
+          return s;
+        });
       }
       case 'attach': {
         const endpoint = checkEndpoint((req as { endpoint: string }).endpoint, [
@@ -292,6 +317,40 @@ export class Engine {
   async sharedBrowserPid(family?: BrowserFamily): Promise<number | undefined> {
     const b = await this.shared.get(family ?? this.backends[0]!.name)?.catch(() => undefined);
     return b?.pid();
+  }
+}
+
+/**
+ * An origin policy holds only in a browser tabwright launched: there every request of the session's
+ * context goes through its policy proxy and WebRTC never sends UDP (launch flags). A browser we
+ * attach to over CDP, or a remote Playwright server's, has neither: its shared and service workers'
+ * WebSockets and WebRTC (UDP, and TURN over TCP) leave outside anything CDP can filter (CDP Fetch
+ * does not see WebSockets or WebRTC, and browser-level CDP has no Network domain), so such a session
+ * is refused rather than handed out with holes.
+ */
+function policyNeedsLaunch(kind: 'attach' | 'remote'): TabwrightError {
+  const what = kind === 'attach' ? 'a browser attached over CDP' : 'a remote browser server';
+  return new TabwrightError(
+    'unsupported_target',
+    `An origin policy cannot be enforced in ${what}: tabwright cannot send that browser's worker WebSockets and WebRTC traffic through its filter, so data could leave the allowed origins. Start an ephemeral or persistent session with the allowlist (tabwright launches Chromium and enforces it there), or ${kind === 'attach' ? 'attach' : 'connect'} without allowed origins.`,
+    { details: { kind, reason: 'policy_unenforceable' } },
+  );
+}
+
+/**
+ * Runs `create` with a policy proxy for a restricted policy (none for an unrestricted one); the
+ * proxy is closed again when the session could not be created.
+ */
+async function withPolicyProxy(
+  policy: OriginPolicy,
+  create: (proxy: PolicyProxy | undefined) => Promise<Session>,
+): Promise<Session> {
+  const proxy = policy.restricted ? await PolicyProxy.start() : undefined;
+  try {
+    return await create(proxy);
+  } catch (err) {
+    await proxy?.close();
+    throw err;
   }
 }
 

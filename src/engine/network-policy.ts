@@ -3,6 +3,7 @@ import { TabwrightError } from './errors.js';
 import { log } from './log.js';
 import type { Page } from './page.js';
 import type { OriginPolicy } from './policy.js';
+import type { ProxiedAttempt } from './policy-proxy.js';
 
 /** One request the session's origin policy stopped before it left the browser. */
 export interface BlockedRequest {
@@ -13,19 +14,30 @@ export interface BlockedRequest {
   origin: string;
   method: string;
   resource_type: string;
-  /** navigation: a frame's document; redirect: a redirect hop; popup: the first document of a new tab; subresource: anything else. */
-  kind: 'navigation' | 'redirect' | 'popup' | 'subresource';
+  /**
+   * navigation: a frame's document; redirect: a redirect hop; popup: the first document of a new tab;
+   * subresource: anything else a page's request routing saw; background: stopped at the browser level
+   * (the session's policy proxy), outside any page's routing: shared and dedicated workers' traffic,
+   * worker WebSockets, beacons and keepalive fetches sent from pagehide, WebRTC TURN over TCP.
+   */
+  kind: 'navigation' | 'redirect' | 'popup' | 'subresource' | 'background';
   frame: 'main' | 'child' | null;
   page_id: string | null;
+  /** Present (true) when `url` was cut at MAX_URL_CHARS: a page chooses its URLs, and 200 records are kept. */
+  url_truncated?: true;
 }
 
 const KEEP = 200;
+const MAX_URL_CHARS = 8192;
 
 /**
- * Enforces a session's OriginPolicy at the network layer: every request of
- * the session's context (navigations, redirect hops, meta refresh, popups,
- * form posts, iframes, subresources) passes the backend's request filter.
- * Nothing is installed for an unrestricted policy.
+ * Enforces a session's OriginPolicy at the network layer, in two layers:
+ * every request of the session's pages (navigations, redirect hops, meta
+ * refresh, popups, form posts, iframes, subresources) passes the backend's
+ * request filter, which knows the page and frame (precise receipts); and
+ * everything the browser context sends at all goes through the session's
+ * policy proxy (policy-proxy.ts), judged by `judgeProxied`. Nothing is
+ * installed for an unrestricted policy.
  */
 export class NetworkPolicy {
   private seq = 0;
@@ -63,10 +75,49 @@ export class NetworkPolicy {
     return 'block';
   }
 
+  /**
+   * The proxy's judge. Plain HTTP carries its URL and the browser's Sec-Fetch headers; a tunnel only
+   * host:port. With `subresources: "allow"` the proxy cannot tell a tunnelled document from a
+   * subresource, so it lets tunnels through and refuses only plain-HTTP navigations to disallowed
+   * origins; the page layer stays the judge of documents.
+   */
+  judgeProxied(attempt: ProxiedAttempt): 'allow' | 'block' {
+    if (!this.policy.restricted) return 'allow';
+    if (attempt.via === 'connect') {
+      if (this.policy.allowsHostPort(attempt.host, attempt.port)) return 'allow';
+      if (this.policy.subresources === 'allow') return 'allow';
+      const authority = attempt.host.includes(':')
+        ? `[${attempt.host}]:${attempt.port}`
+        : `${attempt.host}:${attempt.port}`;
+      this.add({
+        url: authority,
+        origin: authority,
+        method: 'CONNECT',
+        resource_type: 'tunnel',
+        kind: 'background',
+        frame: null,
+        page_id: null,
+      });
+      return 'block';
+    }
+    if (this.policy.allowsDocument(attempt.url)) return 'allow';
+    const navigation = attempt.headers['sec-fetch-mode'] === 'navigate';
+    if (!navigation && this.policy.subresources === 'allow') return 'allow';
+    const dest = attempt.headers['sec-fetch-dest'];
+    this.add({
+      url: attempt.url,
+      origin: originOf(attempt.url),
+      method: attempt.method,
+      resource_type: typeof dest === 'string' && dest ? dest : 'other',
+      kind: navigation ? 'navigation' : 'background',
+      frame: null,
+      page_id: null,
+    });
+    return 'block';
+  }
+
   private record(req: FilteredRequest, kind: BlockedRequest['kind'], page: Page | undefined): void {
-    const rec: BlockedRequest = {
-      seq: ++this.seq,
-      at: new Date().toISOString(),
+    this.add({
       url: req.url,
       origin: originOf(req.url),
       method: req.method,
@@ -74,10 +125,18 @@ export class NetworkPolicy {
       kind,
       frame: req.page ? (req.isMainFrame ? 'main' : 'child') : null,
       page_id: page?.id ?? null,
-    };
+    });
+  }
+
+  private add(fields: Omit<BlockedRequest, 'seq' | 'at'>): void {
+    const rec: BlockedRequest = { seq: ++this.seq, at: new Date().toISOString(), ...fields };
+    if (rec.url.length > MAX_URL_CHARS) {
+      rec.url = rec.url.slice(0, MAX_URL_CHARS);
+      rec.url_truncated = true;
+    }
     this.records.push(rec);
     if (this.records.length > KEEP) this.records.shift();
-    log.info({ blocked: rec.url, kind, page_id: rec.page_id }, 'request blocked by origin policy');
+    log.info({ blocked: rec.url, kind: rec.kind, page_id: rec.page_id }, 'request blocked by origin policy');
   }
 
   /** The last seq handed out (0 before anything was blocked). */

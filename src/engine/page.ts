@@ -22,6 +22,7 @@ import {
 import { runScript, type ScriptResult } from './script.js';
 import type { Session } from './session.js';
 import { type StorageArea, storageGet, storageRemove, storageSet } from './storage.js';
+import { assertNavigable } from './url-schemes.js';
 import { type WaitConditions, type WaitRequestOptions, type WaitResult, waitOnPage } from './waits.js';
 
 export const WAIT_UNTIL: readonly WaitUntil[] = ['load', 'domcontentloaded', 'networkidle'];
@@ -186,8 +187,7 @@ export class Page {
     waitUntil: WaitUntil = 'load',
     opts?: OperationOptions,
   ): Promise<NavigationOutcome> {
-    const target = normalizeUrl(url);
-    if (!this.session.policy.allowsDocument(target)) throw denied(target, 'Navigation');
+    const target = navigationTarget(url, this.session);
     return this.run('page.open', 'navigation', opts, async (d) => {
       const blockedBefore = this.session.network.lastSeq;
       const downloadsBefore = this.session.downloads.lastSeq;
@@ -381,6 +381,18 @@ export class Page {
   }
 }
 
+/**
+ * The URL `page.open` / `tab.new` go to: normalized (bare host names get a scheme), then refused
+ * unless the engine opens its scheme (url-schemes.ts: file: only with allowFileUrls) and the
+ * session's origin policy allows it. Throws before any tab is touched.
+ */
+export function navigationTarget(url: string, session: Session): string {
+  const target = normalizeUrl(url);
+  assertNavigable(new URL(target), { allowFileUrls: session.allowFileUrls });
+  if (!session.policy.allowsDocument(target)) throw denied(target, 'Navigation');
+  return target;
+}
+
 function normalizeUrl(url: string): string {
   if (typeof url !== 'string' || url.trim() === '') {
     throw new TabwrightError(
@@ -393,19 +405,8 @@ function normalizeUrl(url: string): string {
   }
   const trimmed = url.trim();
   try {
-    const u = new URL(trimmed);
-    if (!['http:', 'https:', 'about:', 'data:', 'file:'].includes(u.protocol)) {
-      throw new TabwrightError(
-        'invalid_request',
-        `URL scheme ${u.protocol} is not supported; use http(s), about:, data: or file:.`,
-        {
-          details: { field: 'url' },
-        },
-      );
-    }
-    return u.href;
-  } catch (err) {
-    if (err instanceof TabwrightError) throw err;
+    return new URL(trimmed).href;
+  } catch {
     // Bare host names ("example.com/path") get https://, as a user would expect from an address bar.
     if (/^[a-z0-9.-]+\.[a-z]{2,}(:\d+)?(\/.*)?$/i.test(trimmed)) return new URL(`https://${trimmed}`).href;
     if (/^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?(\/.*)?$/i.test(trimmed))

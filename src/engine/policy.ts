@@ -79,6 +79,21 @@ export class OriginPolicy {
     return this.hostPatterns.some((p) => (p.startsWith('*.') ? host.endsWith(p.slice(1)) : host === p));
   }
 
+  /**
+   * A tunnel (CONNECT host:port) carries no scheme or path: allowed when an allowed origin has this
+   * host and port (either scheme) or a host pattern matches the host.
+   */
+  allowsHostPort(host: string, port: number): boolean {
+    if (!this.restricted) return true;
+    const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+    for (const origin of this.origins) {
+      const u = new URL(origin);
+      const p = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+      if (u.hostname.replace(/^\[|\]$/g, '') === h && p === port) return true;
+    }
+    return this.hostPatterns.some((p) => (p.startsWith('*.') ? h.endsWith(p.slice(1)) : h === p));
+  }
+
   toJSON(): OriginPolicyInput {
     return {
       allowed_origins: [...this.origins],
@@ -95,11 +110,67 @@ function bad(message: string): TabwrightError {
 export function denied(url: string, what: string): TabwrightError {
   let origin = url;
   try {
-    origin = new URL(url).origin;
+    // file:, data: and the like have an opaque origin ("null"): name the URL instead.
+    const o = new URL(url).origin;
+    if (o !== 'null') origin = o;
   } catch {}
   return new TabwrightError(
     'permission_denied',
     `${what} to ${origin} refused: the session's origin policy does not allow it. Use an allowed origin or start a session whose policy includes it.`,
     { details: { origin, url } },
+  );
+}
+
+/**
+ * The policy a session gets under a server-wide ceiling (a door's --allow-origin): the ceiling when
+ * the request names no origin and no host pattern (an empty list is "no request", never "allow
+ * all"), else the request, which may only narrow it: every requested origin must be allowed by the
+ * ceiling, every requested host pattern must lie inside a ceiling pattern, and subresources may not
+ * go from "block" to "allow". Widening is refused with permission_denied. Without a ceiling the
+ * request stands (no request: unrestricted). Both inputs are validated as OriginPolicy.parse does.
+ */
+export function narrowPolicy(
+  ceiling: OriginPolicyInput | undefined,
+  requested: OriginPolicyInput | undefined,
+): OriginPolicyInput | undefined {
+  const limit = OriginPolicy.parse(ceiling);
+  const asked = OriginPolicy.parse(requested);
+  if (!limit.restricted) return requested;
+  const subresources = requested?.subresources ?? limit.subresources;
+  const refused: string[] = [];
+  if (subresources === 'allow' && limit.subresources === 'block') refused.push('subresources: "allow"');
+  if (!asked.restricted) {
+    if (refused.length) throw widening(limit, refused);
+    return { ...limit.toJSON(), subresources };
+  }
+  for (const o of asked.origins) if (!limit.allowsDocument(o)) refused.push(o);
+  for (const p of asked.hostPatterns)
+    if (!limit.hostPatterns.some((q) => patternWithin(p, q))) refused.push(p);
+  if (refused.length) throw widening(limit, refused);
+  return { ...asked.toJSON(), subresources };
+}
+
+/** Whether host pattern `p` matches only hosts that `q` matches ("a.example.com" and "*.a.example.com" lie in "*.example.com"). */
+function patternWithin(p: string, q: string): boolean {
+  if (p === q) return true;
+  if (!q.startsWith('*.')) return false;
+  const suffix = q.slice(1);
+  return p.endsWith(suffix) && p.length > suffix.length;
+}
+
+function widening(limit: OriginPolicy, refused: string[]): TabwrightError {
+  const allowed = [...limit.origins, ...limit.hostPatterns];
+  return new TabwrightError(
+    'permission_denied',
+    `This server only allows ${allowed.join(', ')}; a session cannot widen that (${refused.join(', ')}). Ask for a subset of those origins, or omit the list to get all of them.`,
+    {
+      details: {
+        field: 'allowed_origins',
+        reason: 'policy_widening',
+        allowed: [...limit.origins],
+        allowed_host_patterns: [...limit.hostPatterns],
+        refused,
+      },
+    },
   );
 }

@@ -4,6 +4,7 @@ import type { Target } from './actions/types.js';
 import type { Deadline, OperationOptions } from './deadline.js';
 import { TabwrightError } from './errors.js';
 import type { Page } from './page.js';
+import { assertSchemeAllowed } from './url-schemes.js';
 
 /**
  * The original bytes of an image on the page (download_image): what the element shows, fetched through
@@ -135,6 +136,14 @@ function decodeDataUrl(url: string): { data: Buffer; type: string } | undefined 
   }
 }
 
+function parseUrl(url: string): URL {
+  try {
+    return new URL(url);
+  } catch {
+    throw new TabwrightError('invalid_request', `${short(url)} is not a URL.`, { details: { field: 'url' } });
+  }
+}
+
 function short(url: string): string {
   return (url.startsWith('data:') || url.startsWith('blob:')) && url.length > 200
     ? `${url.slice(0, 200)}…`
@@ -196,6 +205,10 @@ export async function fetchImage(
         attempts: [],
       };
     }
+    // The page's own image URL still goes through the engine's scheme rule (file: off by default);
+    // one that does not parse is left to the attempts below, which report why it failed.
+    const parsed = URL.canParse(url) ? new URL(url) : undefined;
+    if (parsed) assertSchemeAllowed(parsed, { allowFileUrls: page.session.allowFileUrls });
     const attempts: { via: string; error: string }[] = [];
     if (/^https?:/i.test(url)) {
       try {
@@ -254,6 +267,8 @@ async function contextFetch(
   const policy = page.session.policy;
   let current = url;
   for (let hop = 0; hop <= 5; hop++) {
+    // A redirect hop to file: (or another refused scheme) is refused like a first URL would be.
+    assertSchemeAllowed(parseUrl(current), { allowFileUrls: page.session.allowFileUrls });
     if (policy.restricted && policy.subresources === 'block' && !policy.allowsDocument(current)) {
       throw new TabwrightError(
         'permission_denied',
@@ -298,12 +313,8 @@ export async function fetchUrl(
   url: string,
   opts: OperationOptions & { maxBytes: number },
 ): Promise<{ data: Buffer; contentType: string; finalUrl?: string; suggestedName?: string }> {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new TabwrightError('invalid_request', `${url} is not a URL.`, { details: { field: 'url' } });
-  }
+  const u = parseUrl(url);
+  assertSchemeAllowed(u, { allowFileUrls: page.session.allowFileUrls });
   if (u.protocol !== 'http:' && u.protocol !== 'https:')
     throw new TabwrightError('invalid_request', `Only http(s) URLs can be fetched (got ${u.protocol}).`, {
       details: { field: 'url' },

@@ -19,8 +19,9 @@ import type { IdSource } from './ids.js';
 import { log } from './log.js';
 import { NetworkLog } from './network-log.js';
 import { type BlockedRequest, NetworkPolicy } from './network-policy.js';
-import { Page, type PageInfo } from './page.js';
+import { navigationTarget, Page, type PageInfo } from './page.js';
 import type { OriginPolicy } from './policy.js';
+import type { PolicyProxy } from './policy-proxy.js';
 import { SessionRoutes } from './routes.js';
 import type { Cookie } from './storage.js';
 
@@ -55,6 +56,10 @@ export interface SessionParts {
   downloadsDir?: string;
   /** Record every request (network.list / bodies). Default true. */
   networkRecording?: boolean;
+  /** EngineOptions.allowFileUrls: page.open and fetches may use file: URLs (url-schemes.ts). Default false. */
+  allowFileUrls?: boolean;
+  /** The policy proxy the context sends everything through (restricted sessions in launched browsers). */
+  proxy?: PolicyProxy;
 }
 
 /**
@@ -67,10 +72,13 @@ export class Session {
   readonly browser: BackendBrowser;
   readonly context: BackendContext;
   readonly policy: OriginPolicy;
+  /** Whether file: URLs may be opened and fetched (off unless the Engine was created with allowFileUrls). */
+  readonly allowFileUrls: boolean;
   readonly profile: string | null;
   readonly endpoint: string | null;
   private readonly ownsBrowser: boolean;
   private readonly pageIds: IdSource;
+  private readonly proxy: PolicyProxy | undefined;
   private readonly pagesById = new Map<string, Page>();
   private readonly pagesByBackend = new Map<BackendPage, Page>();
   private closed = false;
@@ -93,11 +101,14 @@ export class Session {
     this.browser = parts.browser;
     this.context = parts.context;
     this.policy = parts.policy;
+    this.allowFileUrls = parts.allowFileUrls ?? false;
     this.profile = parts.profile ?? null;
     this.endpoint = parts.endpoint ?? null;
     this.ownsBrowser = parts.ownsBrowser;
     this.pageIds = parts.pageIds;
     this.network = new NetworkPolicy(parts.policy, (bp) => this.pagesByBackend.get(bp));
+    this.proxy = parts.proxy;
+    if (this.proxy) this.proxy.judge = (attempt) => this.network.judgeProxied(attempt);
     this.downloads = new SessionDownloads(
       parts.downloadsDir ?? join(tmpdir(), 'tabwright-downloads', parts.id),
     );
@@ -117,6 +128,7 @@ export class Session {
   private markBrowserGone(): void {
     if (this.browserGone) return;
     this.browserGone = true;
+    void this.proxy?.close();
     if (this.closed) return;
     log.warn({ session_id: this.id, kind: this.kind }, 'browser disconnected; session is dead');
     const err = this.notRunning();
@@ -230,6 +242,8 @@ export class Session {
 
   async newPage(opts?: OperationOptions & { url?: string; activate?: boolean }): Promise<Page> {
     this.assertAlive();
+    // A refused URL fails before a tab is opened for it.
+    if (opts?.url) navigationTarget(opts.url, this);
     const bp = await Promise.race([this.context.newPage(), this.deathGuard()]);
     const page = this.adoptSync(bp, null);
     if (opts?.activate !== false) this.activePageId = page.id;
@@ -353,6 +367,15 @@ export class Session {
         }),
       );
     }
+    try {
+      await this.closeBrowserSide();
+    } finally {
+      // After the context: its last requests (a pagehide beacon) are still judged, then the port closes.
+      await this.proxy?.close();
+    }
+  }
+
+  private async closeBrowserSide(): Promise<void> {
     if (!this.browser.isConnected()) return;
     if (this.kind === 'attach') {
       await this.browser.close();

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { after } from 'node:test';
 import { type HttpServer, type HttpServerOptions, startHttpServer } from '../../src/doors/http/server.js';
 import type { Engine } from '../../src/index.js';
@@ -28,7 +29,8 @@ export interface DoorHarness {
     extra?: Json,
   ): Promise<{ status: number; json: Json }>;
   /** Starts a task and returns its id. */
-  start(): Promise<string>;
+  /** `start` with optional parameters (e.g. allowedOrigins); the new task's id. */
+  start(params?: Json): Promise<string>;
   page(name: string): string;
   close(): Promise<void>;
 }
@@ -66,8 +68,8 @@ export async function doorHarness(opts: HttpServerOptions = {}): Promise<DoorHar
       assert.notEqual(r.status, 500);
       return r;
     },
-    async start() {
-      const d = await harness.ok(undefined, 'start', {});
+    async start(params: Json = {}) {
+      const d = await harness.ok(undefined, 'start', params);
       return d.id as string;
     },
     page(name) {
@@ -88,4 +90,32 @@ export async function doorTestEnv(opts: HttpServerOptions = {}): Promise<{ h: Do
   const h = await doorHarness(opts);
   after(async () => h.close());
   return { h, id: await h.start() };
+}
+
+/** One request with exact headers, as curl sends it (fetch sets Host itself and adds Sec-Fetch-Mode). */
+export function rawRequest(
+  port: number,
+  opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path: opts.path ?? '/playwright/command',
+        method: opts.method ?? 'POST',
+        headers: opts.headers,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
 }

@@ -5,10 +5,11 @@ import type {
   BackendBrowser,
   BackendContext,
   BackendDiscovery,
+  ContextNetworkOptions,
   LaunchSettings,
   SetupProblem,
 } from '../backend.js';
-import { ChromiumBrowser } from './chromium-browser.js';
+import { ChromiumBrowser, chromiumProxy } from './chromium-browser.js';
 import {
   CHROMIUM_INSTALL_COMMAND,
   chromiumVersion,
@@ -75,12 +76,14 @@ export class ChromiumBackend implements Backend {
   async launchPersistent(
     settings: LaunchSettings,
     userDataDir: string,
+    network: ContextNetworkOptions = {},
   ): Promise<{ browser: BackendBrowser; context: BackendContext }> {
     try {
       const context = await chromium.launchPersistentContext(userDataDir, {
         executablePath: settings.executablePath,
         headless: settings.headless,
         args: chromiumFlags(settings.args),
+        proxy: chromiumProxy(network),
         acceptDownloads: true,
         viewport: { width: 1280, height: 800 },
         handleSIGINT: false,

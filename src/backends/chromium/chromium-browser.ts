@@ -8,6 +8,7 @@ import type {
   BackendPage,
   BackendRoute,
   ContextEmulation,
+  ContextNetworkOptions,
   FilteredRequest,
   HttpCredential,
   RequestFilter,
@@ -19,6 +20,15 @@ import { chromiumRaw } from './raw.js';
 import { translatePlaywrightError } from './translate-error.js';
 
 export type ChromiumConnection = 'launched' | 'persistent' | 'cdp' | 'remote';
+
+/**
+ * Playwright's proxy setting for a context or a persistent launch. Chromium sends loopback
+ * destinations around any proxy unless the bypass list says `<-loopback>`; origin policies name
+ * loopback origins too, so nothing may go around.
+ */
+export function chromiumProxy(opts: ContextNetworkOptions): { server: string; bypass: string } | undefined {
+  return opts.proxyServer ? { server: opts.proxyServer, bypass: '<-loopback>' } : undefined;
+}
 
 /**
  * Wraps a playwright Browser. `connection` decides what close() means:
@@ -80,9 +90,13 @@ export class ChromiumBrowser implements BackendBrowser {
     return w;
   }
 
-  async newContext(): Promise<BackendContext> {
+  async newContext(opts: ContextNetworkOptions = {}): Promise<BackendContext> {
     try {
-      const ctx = await this.pw.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 } });
+      const ctx = await this.pw.newContext({
+        acceptDownloads: true,
+        viewport: { width: 1280, height: 800 },
+        proxy: chromiumProxy(opts),
+      });
       this.ownedContexts.add(ctx);
       return this.wrapContext(ctx);
     } catch (err) {

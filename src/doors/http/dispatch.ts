@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Engine } from '../../engine/engine.js';
 import { log } from '../../engine/log.js';
+import type { OriginPolicyInput } from '../../engine/policy.js';
 import { compactData, compactFailure } from './compact.js';
 import {
   CommandFailure,
@@ -33,6 +34,8 @@ export interface DoorState extends EnvelopeOptions {
   engineHeadless?: boolean;
   /** Staging, upload_file, download_image and ocr_image settings. */
   files: FilesConfig;
+  /** The server-wide origin ceiling (`--allow-origin`), when there is one. */
+  originCeiling?: OriginPolicyInput;
 }
 
 /** Runs one `POST /playwright/command` body (raw text) and returns the reply to send. */
@@ -190,6 +193,7 @@ async function runMethod(def: MethodDef, rawId: unknown, params: Data, state: Do
     dataDir: state.dataDir,
     engineHeadless: state.engineHeadless,
     files: state.files,
+    originCeiling: state.originCeiling,
   };
   const idGiven = rawId !== undefined && rawId !== null && rawId !== '';
   if (def.task === 'none') return def.run(base, params);

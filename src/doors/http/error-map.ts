@@ -157,6 +157,32 @@ const DOOR_HINTS: Partial<Record<ErrorCode, string>> = {
 };
 
 /**
+ * Refusals of the engine's security rules, in this door's language with what to do next (the
+ * engine's English advice names flags and fields of other doors). undefined: use the engine text.
+ */
+function securityReason(e: TabwrightError): string | undefined {
+  if (e.code !== 'permission_denied') return undefined;
+  const d = e.details;
+  const list = (v: unknown) => (Array.isArray(v) ? v.join('、') : '');
+  switch (d.reason) {
+    case 'file_url_refused':
+      return `拒绝打开 file: 地址 ${d.url}：默认不允许读取本机文件（防止本地文件被带出去）；请改用 http(s) 地址，确实需要时用 tabwright serve --allow-file-urls 重启服务`;
+    case 'scheme_refused':
+      return `拒绝打开 ${d.scheme} 地址：不打开浏览器内部页面、扩展、view-source: 或 javascript: 地址；请用 http(s)、about:blank 或 data: 地址`;
+    case 'policy_widening': {
+      const allowed = [list(d.allowed), list(d.allowed_host_patterns)].filter(Boolean).join('、');
+      return `这个服务只允许访问 ${allowed}（tabwright serve --allow-origin 设定的上限）；任务只能缩小这个范围，不能扩大（不允许：${list(d.refused)}）。请只传其中的一部分，或不传 allowedOrigins 直接使用全部`;
+    }
+    default:
+      if (typeof d.origin === 'string' || d.reason === 'origin_not_allowed') {
+        const where = typeof d.origin === 'string' ? d.origin : String(d.url);
+        return `拒绝访问 ${where}：不在这个任务的来源白名单（allowedOrigins）里，没有执行；请只访问白名单里的网站，或 close 后用包含它的 allowedOrigins 重新 start`;
+      }
+      return undefined;
+  }
+}
+
+/**
  * Maps an engine error to the wire failure: `<method> 失败：[CODE] <engine message>`
  * plus errorCode / retryable / retryAfterMs. Engine parameter errors that name a
  * field become invalidArgument (HTTP 400).
@@ -169,7 +195,9 @@ export function mapEngineError(method: string, err: unknown): CommandFailure {
     e.code === 'element_not_actionable' || (e.code === 'element_not_found' && m.code === 'STALE_ELEMENT')
       ? REASONS[m.code]
       : undefined;
-  const reason = literal ? `${literal}（${e.message}）` : `${e.message}${DOOR_HINTS[e.code] ?? ''}`;
+  const reason = literal
+    ? `${literal}（${e.message}）`
+    : (securityReason(e) ?? `${e.message}${DOOR_HINTS[e.code] ?? ''}`);
   const data: Data = {
     errorCode: m.code,
     retryable: m.retryable,
@@ -177,6 +205,7 @@ export function mapEngineError(method: string, err: unknown): CommandFailure {
     engineError: e.code,
     ...m.extra,
   };
+  if (e.code === 'permission_denied' && typeof e.details.reason === 'string') data.reason = e.details.reason;
   if (
     (e.code === 'invalid_request' || e.code === 'invalid_selector') &&
     typeof e.details.field === 'string'

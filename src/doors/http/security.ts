@@ -7,9 +7,11 @@ import { isIP } from 'node:net';
  * - with a token, every request needs `Authorization: Bearer <token>`;
  * - the Host header must name this server (loopback names, or the bound address), which defeats
  *   DNS rebinding; a wildcard bind (0.0.0.0 / ::) accepts any Host because a token is required;
- * - a request a browser sent for another site (`Origin` of a foreign host, `Sec-Fetch-Site:
- *   cross-site`) is refused: the API answers no CORS preflight and sends no CORS headers, and this
- *   also stops "simple" cross-site POSTs, which need no preflight;
+ * - a browser request from any page but this server's own is refused: an `Origin` must equal the
+ *   server's origin (http://<Host>), `Sec-Fetch-Site` must be `same-origin` or `none`; other loopback
+ *   origins (127.0.0.2, localhost:<other port>, …) are other sites like any other;
+ * - every POST but the staging route needs `Content-Type: application/json`, so a cross-origin page
+ *   would need a CORS preflight, which is never answered (no CORS headers are ever sent);
  * - bodies are limited to 8 MiB.
  */
 
@@ -49,11 +51,71 @@ export function hostOnly(header: string): string {
   return colon > 0 && h.indexOf(':') === colon ? h.slice(0, colon) : h;
 }
 
-export interface Guard {
-  /** undefined = allowed; otherwise the HTTP status and message of the refusal. */
-  check(headers: Record<string, string | string[] | undefined>): { status: number; msg: string } | undefined;
+/** Why a request was refused; each door renders it in its own language (HTTP envelope, JSON-RPC). */
+export type RefusalReason = 'host' | 'origin' | 'fetch_site' | 'token' | 'content_type';
+
+export interface Refusal {
+  status: 401 | 403 | 415;
+  reason: RefusalReason;
+  /** The header value that was refused (Host, Origin, Sec-Fetch-Site, Content-Type), when there is one. */
+  got?: string;
+  /** This server's own origin as the request's Host header names it (http://127.0.0.1:10049). */
+  origin?: string;
+  /** The message in the HTTP API's language (Chinese, like its upstream), saying what to do. */
+  msg: string;
 }
 
+type Headers = Record<string, string | string[] | undefined>;
+
+export interface GuardRequest {
+  method: string;
+  /** The path without the query string. */
+  path: string;
+  headers: Headers;
+}
+
+export interface Guard {
+  /** undefined = allowed; otherwise why and how it is refused. */
+  check(req: GuardRequest): Refusal | undefined;
+}
+
+/** Sec-Fetch-Site values a browser sends for the server's own pages and for what the user typed. */
+const FETCH_SITE_OK = new Set(['same-origin', 'none']);
+
+/** POST routes that keep their own content types (multipart, raw bytes, JSON): the staging route. */
+const RAW_BODY_POSTS = new Set(['/playwright/upload']);
+
+/** "application/json" with or without parameters ("; charset=utf-8"). */
+export function isJsonContentType(value: string | undefined): boolean {
+  return (value ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+/** http://<Host header>, normalized (lower case, default port dropped); undefined when it is no host. */
+function ownOrigin(host: string): string | undefined {
+  try {
+    const u = new URL(`http://${host.trim()}`);
+    return u.host && u.pathname === '/' && !u.username && !u.password ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether an Origin header names exactly `own` (normalized; any path, query or credentials: no). */
+function isOwnOrigin(origin: string, own: string): boolean {
+  try {
+    return new URL(origin).href === `${own}/`;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The checks every route runs first (server.ts onRequest hook), in order: Host (DNS rebinding),
+ * Origin and Sec-Fetch-Site (other web pages, loopback ones included), token, content type. A
+ * browser page can only pass when it is one of this server's own pages; non-browser clients send
+ * neither header and pass. Every POST but the staging route needs `Content-Type: application/json`,
+ * which a cross-origin page cannot send without a CORS preflight, and preflights are never answered.
+ */
 export function requestGuard(bindHost: string, token: string | undefined, extraHosts: string[] = []): Guard {
   const bound = bindHost.toLowerCase().replace(/^\[|\]$/g, '');
   const allowed = new Set([...extraHosts.map((h) => h.toLowerCase()), bound]);
@@ -67,39 +129,59 @@ export function requestGuard(bindHost: string, token: string | undefined, extraH
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
   return {
-    check(headers) {
+    check({ method, path, headers }) {
       const host = one(headers.host);
-      if (!host || !hostOk(hostOnly(host))) {
+      const own = host && hostOk(hostOnly(host)) ? ownOrigin(host) : undefined;
+      if (!host || !own) {
         return {
           status: 403,
+          reason: 'host',
+          got: host,
           msg: `拒绝访问：Host 头 ${host ?? '(缺失)'} 不是这个服务的地址（防 DNS 重绑定）；请用 http://127.0.0.1:<端口> 访问`,
         };
       }
       const origin = one(headers.origin);
-      if (origin !== undefined && origin !== 'null') {
-        let oh = '';
-        try {
-          oh = new URL(origin).hostname.replace(/^\[|\]$/g, '');
-        } catch {
-          oh = '';
-        }
-        if (!oh || !hostOk(oh)) {
-          return {
-            status: 403,
-            msg: `拒绝访问：不接受来自其他网站（Origin: ${origin}）的请求，本接口不支持 CORS`,
-          };
-        }
-      } else if (origin === 'null' || one(headers['sec-fetch-site']) === 'cross-site') {
-        return { status: 403, msg: '拒绝访问：不接受浏览器跨站请求，本接口不支持 CORS' };
+      if (origin !== undefined && !isOwnOrigin(origin, own)) {
+        return {
+          status: 403,
+          reason: 'origin',
+          got: origin,
+          origin: own,
+          msg:
+            origin === 'null'
+              ? `拒绝访问：不接受 Origin: null 的请求（沙箱 iframe、data:/file: 页面或跨站跳转发出）；程序客户端请不要带 Origin 头，控制台请在地址栏直接打开 ${own}/`
+              : `拒绝访问：浏览器请求只接受本服务自己的页面（Origin 必须是 ${own}，收到 ${origin}）；其他网页（包括本机其他端口、localhost 或 127.x 上的页面）不能调用本接口，本接口不支持 CORS。程序客户端请不要带 Origin 头`,
+        };
+      }
+      const site = one(headers['sec-fetch-site']);
+      if (site !== undefined && !FETCH_SITE_OK.has(site.trim().toLowerCase())) {
+        return {
+          status: 403,
+          reason: 'fetch_site',
+          got: site,
+          origin: own,
+          msg: `拒绝访问：不接受其他网页发来的浏览器请求（Sec-Fetch-Site: ${site}，只接受 same-origin 或 none）；控制台请在地址栏直接输入 ${own}/ 打开，不要从别的网页的链接跳转`,
+        };
       }
       if (expected) {
         const got = Buffer.from(one(headers.authorization) ?? '');
         if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
           return {
             status: 401,
+            reason: 'token',
             msg: '未授权：缺少或错误的令牌，请在请求头带上 Authorization: Bearer <token>',
           };
         }
+      }
+      const type = one(headers['content-type']);
+      if (method === 'POST' && !RAW_BODY_POSTS.has(path) && !isJsonContentType(type)) {
+        return {
+          status: 415,
+          reason: 'content_type',
+          got: type,
+          origin: own,
+          msg: `请求被拒绝：POST ${path} 的请求体必须是 JSON，Content-Type 必须是 application/json（收到 ${type ?? '(缺失)'}）；请加上请求头 Content-Type: application/json`,
+        };
       }
       return undefined;
     },

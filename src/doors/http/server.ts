@@ -2,9 +2,10 @@ import { createReadStream } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
+import { OriginPolicy } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
 import { log } from '../../engine/log.js';
-import { mountMcpHttp } from '../mcp/http.js';
+import { MCP_PATH, mcpRefusal, mountMcpHttp } from '../mcp/http.js';
 import { registerDashboard } from './dashboard/index.js';
 import { type DoorState, dispatch, SERIALIZE_WAIT_MS } from './dispatch.js';
 import { CommandFailure, failure, invalidArgument, type Reply } from './envelope.js';
@@ -40,6 +41,11 @@ export interface HttpServerOptions {
   allowedHosts?: string[];
   /** File staging, upload_file, download_image and ocr_image settings (files-config.ts). */
   files?: FilesOptions;
+  /**
+   * Server-wide origin allowlist (`--allow-origin`): tasks started without `allowedOrigins` get it,
+   * tasks that pass one may only narrow it, and so do the sessions of `/mcp` clients.
+   */
+  allowedOrigins?: string[];
 }
 
 export interface HttpServer {
@@ -61,6 +67,10 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   const host = opts.host ?? '127.0.0.1';
   checkBindPolicy(host, opts.token);
   const guard = requestGuard(host, opts.token, opts.allowedHosts);
+  // Validated here, so a bad --allow-origin stops the server with the reason instead of failing every start.
+  const originCeiling = opts.allowedOrigins?.length
+    ? OriginPolicy.parse({ allowed_origins: opts.allowedOrigins }).toJSON()
+    : undefined;
   const state: DoorState = {
     engine,
     tasks: new TaskTable(),
@@ -71,6 +81,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     serializeWaitMs: opts.serializeWaitMs ?? SERIALIZE_WAIT_MS,
     engineHeadless: opts.engineHeadless,
     files: resolveFilesConfig(engine.home, opts.files),
+    originCeiling,
   };
 
   // Fastify's own logger stays off: stdout belongs to the CLI; our logs go to stderr via pino.
@@ -80,18 +91,43 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
-  // Host / Origin / token checks before anything else (see security.ts); no CORS headers are ever sent.
+  // Host / Origin / Sec-Fetch-Site / token / content-type checks before anything else, on every route
+  // (see security.ts); no CORS headers are ever sent. /mcp refuses in JSON-RPC, the rest in envelopes.
   app.addHook('onRequest', async (req, res) => {
-    const refused = guard.check(req.headers);
+    const path = (req.raw.url ?? '/').split('?')[0]!;
+    const refused = guard.check({ method: req.method, path, headers: req.headers });
     if (!refused) return;
     log.warn(
-      { host: req.headers.host, origin: req.headers.origin, status: refused.status },
+      {
+        method: req.method,
+        path,
+        host: req.headers.host,
+        origin: req.headers.origin,
+        fetchSite: req.headers['sec-fetch-site'],
+        reason: refused.reason,
+        status: refused.status,
+      },
       'http door: request refused',
     );
+    const body =
+      path === MCP_PATH
+        ? mcpRefusal(refused)
+        : {
+            data: {
+              refused: true,
+              reason: refused.reason,
+              errorCode: 'ACTION_FAILED',
+              retryable: false,
+              expectedOrigin: refused.reason === 'origin' ? refused.origin : undefined,
+            },
+            code: 0,
+            ok: false,
+            msg: refused.msg,
+          };
     return res
       .code(refused.status)
       .header('content-type', 'application/json; charset=utf-8')
-      .send(JSON.stringify({ data: { refused: true }, code: 0, ok: false, msg: refused.msg }));
+      .send(JSON.stringify(body));
   });
 
   const send = (res: FastifyReply, reply: Reply) =>
@@ -186,7 +222,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   });
 
   registerUploadRoutes(app, state.files.upload, state); // POST/GET/DELETE /playwright/upload (§2.1)
-  mountMcpHttp(app, engine); // MCP over streamable HTTP at /mcp (src/doors/mcp/http.ts)
+  mountMcpHttp(app, engine, { policy: originCeiling }); // MCP over streamable HTTP at /mcp (src/doors/mcp/http.ts)
   registerDashboard(app, state); // the person's dashboard at GET / (src/doors/http/dashboard/)
 
   await app.listen({ host, port: opts.port ?? DEFAULT_PORT });

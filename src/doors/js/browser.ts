@@ -51,6 +51,21 @@ export function parseAllowedOrigins(list: unknown): { origins: string[]; policy:
 }
 
 /**
+ * The engine refuses an allowlist in a browser it did not launch (its worker WebSockets and WebRTC
+ * cannot be filtered there); say what to do in this door's terms.
+ */
+function harnessTerms(err: unknown): never {
+  if (err instanceof TabwrightError && err.details.reason === 'policy_unenforceable') {
+    throw new TabwrightError(
+      'unsupported_target',
+      "allowedOrigins cannot be enforced in a browser tabwright did not launch (its workers' WebSockets and WebRTC would leave unfiltered), so no page of the attached browser is handed out. Call browser.disconnect(), then browser.launch() and browser.open(url, { allowedOrigins }).",
+      { details: { ...err.details } },
+    );
+  }
+  throw err;
+}
+
+/**
  * The `browser` global: connect to (or launch) a Chromium, list its tabs, and
  * hand out Pages pinned to one tab, one connection generation and one
  * allowlist. Each attached Page has its own engine session (its own CDP
@@ -136,7 +151,11 @@ export class HarnessBrowser {
     const headless = opts.headless !== false;
     const engine = headless
       ? this.defaultEngine
-      : this.makeEngine({ headless: false, home: this.defaultEngine.home });
+      : this.makeEngine({
+          headless: false,
+          home: this.defaultEngine.home,
+          allowFileUrls: this.defaultEngine.allowFileUrls,
+        });
     this.conn = { mode: 'launch', engine, sessions: new Set(), generation: ++this.gen, headless };
     return this.describe();
   }
@@ -204,6 +223,7 @@ export class HarnessBrowser {
     origins: string[],
     policy: OriginPolicy,
     dialogs?: DialogPolicyInput,
+    blockedSince?: number,
   ): Promise<HarnessPage> {
     if (dialogs !== undefined) session.setDialogPolicy(dialogs);
     const page = new HarnessPage({
@@ -215,6 +235,7 @@ export class HarnessBrowser {
       allowedOrigins: origins,
       targetId: await pageTargetId(engine),
       host: this.host(),
+      blockedSince,
     });
     this.pages.add(page);
     await this.hooks.pageOpened(session);
@@ -229,10 +250,9 @@ export class HarnessBrowser {
     const c = this.need();
     const eo = engineOpts({ timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal });
     if (c.mode === 'attach') {
-      const session = await this.defaultEngine.startSession(
-        { kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } },
-        eo,
-      );
+      const session = await this.defaultEngine
+        .startSession({ kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } }, eo)
+        .catch(harnessTerms);
       for (const p of session.pages()) {
         if ((await pageTargetId(p).catch(() => '')) === targetId)
           return this.wrap(p, session, true, origins, policy, opts.dialogs);
@@ -281,10 +301,9 @@ export class HarnessBrowser {
     let engine: EnginePage;
     let closesSession: boolean;
     if (c.mode === 'attach') {
-      session = await this.defaultEngine.startSession(
-        { kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } },
-        eo,
-      );
+      session = await this.defaultEngine
+        .startSession({ kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } }, eo)
+        .catch(harnessTerms);
       try {
         engine = await session.newPage({ activate: false });
       } catch (err) {
@@ -298,6 +317,8 @@ export class HarnessBrowser {
       engine = session.page();
       closesSession = false;
     }
+    // What the allowlist blocks while the page loads (its workers, its WebRTC) shows in its first signals().
+    const blockedSince = session.network.lastSeq;
     try {
       if (opts.dialogs !== undefined) session.setDialogPolicy(opts.dialogs);
       await engine.open(url, 'load', eo);
@@ -308,7 +329,7 @@ export class HarnessBrowser {
       throw err;
     }
     this.hooks.record({ action: 'open', url });
-    return this.wrap(engine, session, closesSession, origins, policy, opts.dialogs);
+    return this.wrap(engine, session, closesSession, origins, policy, opts.dialogs, blockedSince);
   }
 
   /** Releases every Page and the connection: old Page objects become stale. Launched tabs are closed; attached tabs stay. */

@@ -20,7 +20,11 @@ const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
  * context, one Unix socket (0600). Logs (its own, the engine's and the
  * snippets' console output) go to stderr, which the CLI points at the log file.
  */
-export async function runDaemon(name: string, makeEngine: EngineFactory): Promise<void> {
+export async function runDaemon(
+  name: string,
+  makeEngine: EngineFactory,
+  opts: { allowFileUrls?: boolean } = {},
+): Promise<void> {
   const paths = daemonPaths(name);
   const dlog = log.child({ door: 'js', daemon: name });
   const startedAt = new Date();
@@ -42,7 +46,8 @@ export async function runDaemon(name: string, makeEngine: EngineFactory): Promis
     unlinkSync(paths.socket);
   }
 
-  const harness = new Harness({ log: dlog, makeEngine });
+  const allowFileUrls = opts.allowFileUrls === true;
+  const harness = new Harness({ log: dlog, makeEngine: (s) => makeEngine({ allowFileUrls, ...s }) });
   // Snippet console output always reaches the log (whatever TABWRIGHT_LOG says), one JSON line each.
   const runner = new SnippetRunner(harness.globals(), (level, line) => {
     process.stderr.write(
@@ -89,6 +94,7 @@ export async function runDaemon(name: string, makeEngine: EngineFactory): Promis
             log: paths.log,
             snippets: { run: runnerCount, running: runner.running, abandoned: runner.abandoned },
             ...(await harness.status()),
+            allowFileUrls,
           },
         };
       case 'eval': {

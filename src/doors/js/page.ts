@@ -47,6 +47,8 @@ export interface PageParts {
   allowedOrigins: string[];
   targetId: string;
   host: PageHost;
+  /** signals() reports blocked requests after this seq (open(): from before its navigation). */
+  blockedSince?: number;
 }
 
 type LocatorOp = 'click' | 'fill' | 'press' | 'selectOption' | 'scrollIntoView';
@@ -81,7 +83,7 @@ export class HarnessPage implements LocatorHost {
     this.policy = parts.policy;
     this.allowedOrigins = Object.freeze([...parts.allowedOrigins]);
     this.targetId = parts.targetId;
-    this.signalLog = new PageSignals(parts.engine);
+    this.signalLog = new PageSignals(parts.engine, parts.blockedSince);
     this.raw = new PageRawChannel(parts.engine);
     this.lastDocUrl = parts.engine.url();
   }

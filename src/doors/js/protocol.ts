@@ -38,6 +38,8 @@ export interface DaemonStatus {
   browsers: unknown[];
   pages: unknown[];
   recording: unknown;
+  /** Whether the daemon's engine opens file: URLs (`tabwright js --allow-file-urls` when it started). */
+  allowFileUrls: boolean;
 }
 
 export const DEFAULT_SNIPPET_TIMEOUT_MS = 60_000;

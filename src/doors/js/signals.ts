@@ -52,11 +52,14 @@ export class PageSignals {
   private notes: SignalEvent[] = [];
   private dropped = 0;
 
-  constructor(private readonly page: EnginePage) {
+  constructor(
+    private readonly page: EnginePage,
+    blockedSince = page.session.network.lastSeq,
+  ) {
     this.dialogSeq = page.dialogs.lastSeq;
     this.downloadSeq = page.session.downloads.lastSeq;
     this.chooserSeq = page.fileChoosers.lastSeq;
-    this.blockedSeq = page.session.network.lastSeq;
+    this.blockedSeq = blockedSince;
     this.failed = page.network.counters().failed;
     this.lastUrl = page.url();
     this.seenPages = new Set(page.session.pages().map((p) => p.id));

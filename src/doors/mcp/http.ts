@@ -5,6 +5,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../../engine/engine.js';
 import { log } from '../../engine/log.js';
+import type { Refusal } from '../http/security.js';
 import { createMcpDoor, type McpDoor, type McpDoorOptions } from './server.js';
 
 export interface McpHttpOptions extends McpDoorOptions {
@@ -22,6 +23,28 @@ interface Entry {
   lastSeen: number;
 }
 
+/** Where `tabwright serve` mounts MCP. */
+export const MCP_PATH = '/mcp';
+
+/**
+ * The HTTP server's request guard refused a request to /mcp: the JSON-RPC error an MCP client
+ * reads (English, this door's language), sent with the refusal's HTTP status.
+ */
+export function mcpRefusal(r: Refusal): {
+  jsonrpc: '2.0';
+  error: { code: number; message: string };
+  id: null;
+} {
+  const messages: Record<Refusal['reason'], string> = {
+    host: `Refused: Host ${r.got ?? '(missing)'} does not name this server (DNS rebinding protection); connect to http://127.0.0.1:<port>${MCP_PATH}.`,
+    origin: `Refused: browser requests are accepted only from this server's own pages (Origin must be ${r.origin}, got ${r.got}); other web pages, on loopback too, cannot use ${MCP_PATH}. MCP clients outside a browser send no Origin header.`,
+    fetch_site: `Refused: a browser request from another web page (Sec-Fetch-Site: ${r.got}); only same-origin or none is accepted.`,
+    token: 'Unauthorized: send the server token as Authorization: Bearer <token>.',
+    content_type: `Unsupported Media Type: POST ${MCP_PATH} needs Content-Type: application/json (got ${r.got ?? 'none'}).`,
+  };
+  return { jsonrpc: '2.0', error: { code: -32000, message: messages[r.reason] }, id: null };
+}
+
 function jsonError(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
@@ -36,7 +59,7 @@ function jsonError(res: ServerResponse, status: number, message: string): void {
  * closes its browsers.
  */
 export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttpOptions = {}): void {
-  const path = opts.path ?? '/mcp';
+  const path = opts.path ?? MCP_PATH;
   const idleMs = opts.idleMs ?? 15 * 60_000;
   const maxSessions = opts.maxSessions ?? 32;
   const sessions = new Map<string, Entry>();

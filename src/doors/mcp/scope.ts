@@ -1,8 +1,8 @@
+import { narrowPolicy, type OriginPolicyInput } from '../../engine/api.js';
 import type { Engine, SessionRequest } from '../../engine/engine.js';
 import { TabwrightError } from '../../engine/errors.js';
 import { log } from '../../engine/log.js';
 import type { Page } from '../../engine/page.js';
-import type { OriginPolicyInput } from '../../engine/policy.js';
 import type { Session } from '../../engine/session.js';
 
 export interface ScopeOptions {
@@ -44,20 +44,8 @@ export class ClientScope {
 
   async startSession(req: SessionRequest, timeoutMs?: number): Promise<Session> {
     if (this.closed) throw new TabwrightError('not_ready', 'This MCP connection is closing; reconnect.');
-    const ceiling = this.opts.policy;
-    if (ceiling && req.policy) {
-      // The server's --allow-origin is a ceiling: a client may narrow it, never widen it.
-      const allowed = new Set((ceiling.allowed_origins ?? []).map((o) => o.replace(/\/+$/, '')));
-      const extra = (req.policy.allowed_origins ?? []).filter((o) => !allowed.has(o.replace(/\/+$/, '')));
-      if (extra.length || req.policy.allowed_host_patterns?.length || req.policy.subresources === 'allow') {
-        throw new TabwrightError(
-          'permission_denied',
-          `This server only allows ${[...allowed].join(', ')}; a session cannot widen that (${extra.join(', ') || 'host patterns'}).`,
-          { details: { field: 'allowed_origins', allowed: [...allowed] } },
-        );
-      }
-    }
-    const withPolicy = { ...req, policy: req.policy ?? ceiling } as SessionRequest;
+    // The server's --allow-origin is a ceiling: a client may narrow it, never widen it (engine rule).
+    const withPolicy = { ...req, policy: narrowPolicy(this.opts.policy, req.policy) } as SessionRequest;
     const s = await this.engine.startSession(withPolicy, { timeoutMs: timeoutMs ?? 30_000 });
     if (this.closed) {
       await this.engine.closeSession(s.id).catch(() => {});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ElementRef, ops } from '../../engine/api.js';
+import type { Session } from '../../engine/session.js';
 import { q } from './render.js';
 import { operationOptions as opts, PageFields, strict, TargetFields, tool } from './tools.js';
 
@@ -68,11 +69,15 @@ export const consoleTool = tool({
 
 export const network = tool({
   name: 'network',
-  ops: [ops.requests, ops.requestBody],
+  ops: [ops.requests, ops.requestBody, ops.blocked],
   meta: { title: 'Network requests' },
   summary:
-    "The session's requests (filter: URL substring, glob or /regex/), or one request with its body (request_id; xhr/fetch bodies are kept).",
+    "The session's requests (filter: URL substring, glob or /regex/), one with its body (request_id; xhr/fetch bodies kept), or what the origin policy refused (blocked: true).",
   params: strict({
+    blocked: z
+      .boolean()
+      .optional()
+      .describe('refused requests (pages, workers, beacons, tunnels) after since_seq'),
     filter: z.string().optional(),
     resource_type: z.string().optional().describe('e.g. document, xhr, fetch, script'),
     since_seq: z.number().int().min(0).optional(),
@@ -83,6 +88,7 @@ export const network = tool({
   }),
   async run(ctx, a) {
     const session = await ctx.scope.sessionOf(a.page_id);
+    if (a.blocked) return blockedLines(session, a.since_seq, a.limit ?? 50);
     if (a.request_id) {
       const e = await ops.requestBody.call(session, {
         request_id: a.request_id,
@@ -112,6 +118,21 @@ export const network = tool({
       .join('\n');
   },
 });
+
+/** One line per refused request: seq, kind, method, url, where it came from (page or background). */
+async function blockedLines(session: Session, sinceSeq: number | undefined, limit: number): Promise<string> {
+  if (!session.policy.restricted) return 'no origin policy on this session: nothing is blocked';
+  const list = (await ops.blocked.call(session, sinceSeq === undefined ? {} : { since_seq: sinceSeq })).slice(
+    -limit,
+  );
+  const last = `last_seq ${session.network.lastSeq}`;
+  if (!list.length) return `nothing blocked (${last})`;
+  const lines = list.map(
+    (b) =>
+      `#${b.seq} blocked ${b.kind} ${b.method} ${cut(b.url, 300)} (${b.resource_type}${b.page_id ? `, ${b.page_id}` : ', no page'})`,
+  );
+  return [...lines, last].join('\n');
+}
 
 export const storage = tool({
   name: 'storage',

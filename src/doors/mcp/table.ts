@@ -376,7 +376,13 @@ export const session = tool({
     kind: z.enum(['ephemeral', 'persistent', 'attach']).optional(),
     profile: z.string().min(1).optional(),
     endpoint: z.string().min(1).optional().describe('CDP endpoint, e.g. http://127.0.0.1:9222'),
-    allowed_origins: z.array(z.string()).max(32).optional(),
+    allowed_origins: z
+      .array(z.string())
+      .max(32)
+      .optional()
+      .describe(
+        "Only these origins; under the server's --allow-origin a subset of it (empty or omitted: all of it).",
+      ),
     session_id: z.string().optional(),
     timeout_ms: PageFields.timeout_ms,
   }),
@@ -405,7 +411,9 @@ export const session = tool({
       all.map(async (s) => {
         const i = await ops.sessionInfo.call(s, {});
         const where = i.profile ? ` profile=${i.profile}` : i.endpoint ? ` ${i.endpoint}` : '';
-        return `${s.id === scope.currentSessionId ? '*' : ' '} ${s.id} ${i.kind}${where} tabs=${i.page_count}${i.alive ? '' : ' (dead)'}`;
+        const p = s.policy;
+        const allowed = p.restricted ? ` allowed=${[...p.origins, ...p.hostPatterns].join(',')}` : '';
+        return `${s.id === scope.currentSessionId ? '*' : ' '} ${s.id} ${i.kind}${where} tabs=${i.page_count}${allowed}${i.alive ? '' : ' (dead)'}`;
       }),
     );
     return lines.join('\n');

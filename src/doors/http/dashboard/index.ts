@@ -20,7 +20,9 @@ import type { Task } from '../tasks.js';
  * a live view for headless ones) and the human-input requests of the engine
  * (prompt, image, steps, a form to answer or to mark done), updated live over
  * Server-Sent Events. It goes through the server's request guard like the API
- * (same Host/Origin/token rules). Plain ES modules and CSS, no CDN.
+ * (same Host / Origin / Sec-Fetch-Site / token rules; every POST must be
+ * application/json, which app.js sends, so another web page cannot post here
+ * without a CORS preflight). Plain ES modules and CSS, no CDN.
  *
  * Routes (all under the guard):
  *   GET  /                                   the page

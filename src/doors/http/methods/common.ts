@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Engine } from '../../../engine/engine.js';
 import type { Page } from '../../../engine/page.js';
+import type { OriginPolicy, OriginPolicyInput } from '../../../engine/policy.js';
 import type { Session } from '../../../engine/session.js';
 import { CommandFailure, type Data } from '../envelope.js';
 import type { FilesConfig } from '../files-config.js';
@@ -24,6 +25,8 @@ export interface MethodContext {
   startedAt?: Date;
   /** Staging, upload_file, download_image and ocr_image settings (files-config.ts). */
   files?: FilesConfig;
+  /** The server-wide origin ceiling (`tabwright serve --allow-origin`); a task may narrow it only. */
+  originCeiling?: OriginPolicyInput;
   /** Runs one step of a batch through the same checks and evidence path as a single command (batch.ts). */
   runStep?: (method: string, params: unknown) => Promise<Data>;
 }
@@ -123,3 +126,13 @@ export const indexSchema = z.union([
 /** Click / check modes of the reference (§10.2). */
 export const clickMode = z.enum(['auto', 'native', 'mouse', 'js']).optional();
 export const timeoutMsSchema = z.number().int().min(1).max(120_000).optional();
+
+/** An origin policy in this door's terms (start, get_config): what the task's pages may reach. */
+export function originPolicyData(policy: OriginPolicy): Data {
+  return {
+    restricted: policy.restricted,
+    allowedOrigins: [...policy.origins],
+    allowedHostPatterns: [...policy.hostPatterns],
+    subresources: policy.restricted ? policy.subresources : undefined,
+  };
+}

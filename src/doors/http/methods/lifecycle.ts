@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { narrowPolicy } from '../../../engine/api.js';
 import type { Engine } from '../../../engine/engine.js';
 import { TabwrightError } from '../../../engine/errors.js';
 import { profileDir } from '../../../engine/home.js';
 import { CommandFailure, invalidArgument } from '../envelope.js';
 import { lastNumber, SHOT_PATTERN, taskDir } from '../evidence.js';
 import type { Task } from '../tasks.js';
-import { def, type MethodDef, START_TIMEOUT_MS } from './common.js';
+import { def, type MethodDef, originPolicyData, START_TIMEOUT_MS } from './common.js';
 
 const BROWSERS_OK = new Set(['auto', 'default', 'chromium', 'bundled']);
 const BROWSERS_KNOWN = new Set(['chrome', 'google-chrome', 'edge', 'msedge', 'firefox', 'ff', 'gecko']);
@@ -20,6 +21,10 @@ const start = def({
     profile: z.string().min(1).optional(),
     /** Reference §15.1: record this task's requests (default on, the global default). */
     networkRecording: z.boolean().optional(),
+    /** Only these origins (scheme://host[:port]); within the server's --allow-origin when it has one. */
+    allowedOrigins: z.array(z.string()).max(32).optional(),
+    /** Host patterns ("example.com", "*.example.com"), like allowedOrigins. */
+    allowedHostPatterns: z.array(z.string()).max(32).optional(),
   }),
   async run(ctx, p) {
     const requested = p.browser?.trim().toLowerCase() || 'auto';
@@ -34,6 +39,13 @@ const start = def({
         { errorCode: 'ACTION_FAILED', retryable: false, requestedBrowser: p.browser },
       );
     }
+    // The server's --allow-origin is a ceiling the task may narrow, never widen (engine rule);
+    // checked before anything starts, so a refused allowlist leaves no task behind.
+    const asked =
+      p.allowedOrigins || p.allowedHostPatterns
+        ? { allowed_origins: p.allowedOrigins, allowed_host_patterns: p.allowedHostPatterns }
+        : undefined;
+    const policy = narrowPolicy(ctx.originCeiling, asked);
     const id = ctx.id ?? ctx.snowflake.next();
     if (ctx.tasks.has(id)) {
       throw new CommandFailure(
@@ -60,8 +72,8 @@ const start = def({
       task.shotCounter = await lastNumber(taskDir(ctx.dataDir, id), SHOT_PATTERN);
       const session = await ctx.engine.startSession(
         profile === null
-          ? { kind: 'ephemeral', network_recording: p.networkRecording ?? true }
-          : { kind: 'persistent', profile, network_recording: p.networkRecording ?? true },
+          ? { kind: 'ephemeral', network_recording: p.networkRecording ?? true, policy }
+          : { kind: 'persistent', profile, network_recording: p.networkRecording ?? true, policy },
         {
           timeoutMs: START_TIMEOUT_MS,
         },
@@ -95,6 +107,13 @@ const start = def({
         sessionId: session.id,
         networkRecording:
           p.networkRecording === undefined ? 'on(按全局配置)' : p.networkRecording ? 'on' : 'off',
+        originPolicy: {
+          ...originPolicyData(session.policy),
+          source: asked ? 'start' : ctx.originCeiling ? 'server' : 'none',
+          note: session.policy.restricted
+            ? undefined
+            : '没有来源白名单：这个任务可以访问任何网站（start 传 allowedOrigins，或用 tabwright serve --allow-origin 设上限）',
+        },
       };
     } catch (err) {
       ctx.tasks.remove(id);

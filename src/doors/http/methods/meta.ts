@@ -1,11 +1,12 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { OriginPolicy } from '../../../engine/api.js';
 import { describeOcr } from '../../../engine/ocr.js';
 import type { Data } from '../envelope.js';
 import { resolveFilesConfig } from '../files-config.js';
 import { listStaged } from '../upload-staging.js';
-import { def, type MethodContext, type MethodDef } from './common.js';
+import { def, type MethodContext, type MethodDef, originPolicyData } from './common.js';
 
 /** Introspection (§8.15) and settings the engine does not have yet. */
 
@@ -47,6 +48,8 @@ export function configData(ctx: MethodContext): Data {
       endpoint: 'POST /playwright/upload',
     },
     ocr: describeOcr(files.ocr),
+    // The server-wide ceiling (--allow-origin): what a task gets without allowedOrigins, and its limit.
+    originPolicy: originPolicyData(OriginPolicy.parse(ctx.originCeiling)),
   };
 }
 
@@ -58,7 +61,12 @@ const getConfig = def({
     const data = configData(ctx);
     const task = ctx.id ? ctx.tasks.get(ctx.id) : undefined;
     if (task?.session)
-      data.browser = { ...task.session.info(), headless: task.headless, profile: task.profile };
+      data.browser = {
+        ...task.session.info(),
+        headless: task.headless,
+        profile: task.profile,
+        originPolicy: originPolicyData(task.session.policy),
+      };
     return data;
   },
 });

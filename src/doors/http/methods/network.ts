@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RequestEntry } from '../../../engine/network-log.js';
+import type { BlockedRequest } from '../../../engine/network-policy.js';
 import type { Data } from '../envelope.js';
 import { invalidArgument } from '../envelope.js';
 import { def, ENGINE_MAX_TIMEOUT_MS, fail, type MethodContext, type MethodDef, sessionOf } from './common.js';
@@ -229,4 +230,52 @@ const unroute = def({
   },
 });
 
-export const NETWORK: MethodDef[] = [getRequests, getResponseBody, waitForResponse, route, unroute];
+/** The wire shape of one request the origin policy stopped (engine BlockedRequest, camelCase). */
+function blockedData(b: BlockedRequest): Data {
+  return {
+    seq: b.seq,
+    at: b.at,
+    url: b.url,
+    origin: b.origin,
+    method: b.method,
+    resourceType: b.resource_type,
+    kind: b.kind,
+    frame: b.frame ?? undefined,
+    pageId: b.page_id ?? undefined,
+  };
+}
+
+const getBlockedRequests = def({
+  name: 'get_blocked_requests',
+  task: 'existing',
+  schema: z.object({
+    sinceSeq: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).optional(),
+  }),
+  async run(ctx, p) {
+    const s = sessionOf(ctx);
+    const all = s.blockedRequests(p.sinceSeq === undefined ? {} : { since_seq: p.sinceSeq });
+    const shown = all.slice(-Math.min(p.limit ?? MAX_LIST, MAX_LIST));
+    return {
+      restricted: s.policy.restricted,
+      blocked: shown.map(blockedData),
+      count: shown.length,
+      total: all.length,
+      lastSeq: s.network.lastSeq,
+      note: !s.policy.restricted
+        ? '这个任务没有来源限制（origin policy），不会拦截任何请求'
+        : all.length === 0
+          ? '没有被拦截的请求；下次用 lastSeq 作为 sinceSeq 只看新增的'
+          : undefined,
+    };
+  },
+});
+
+export const NETWORK: MethodDef[] = [
+  getRequests,
+  getResponseBody,
+  waitForResponse,
+  route,
+  unroute,
+  getBlockedRequests,
+];

@@ -54,11 +54,12 @@ const newTab = def({
   }),
   async run(ctx, p) {
     const session = sessionOf(ctx);
+    // With the URL, the engine refuses a URL it will not open before the tab exists.
     const page = await session.newPage({
       timeoutMs: budget(p.timeoutMs, NAVIGATION_TIMEOUT_MS),
       activate: true,
+      url: p.url,
     });
-    if (p.url) await page.open(p.url, 'load', { timeoutMs: budget(p.timeoutMs, NAVIGATION_TIMEOUT_MS) });
     await page.bringToFront({ timeoutMs: 3_000 }).catch(() => undefined);
     return { pageIndex: session.pages().findIndex((x) => x.id === page.id), url: page.url() };
   },

@@ -22,6 +22,7 @@ import {
   validateMessage,
 } from '../protocol/messages.js';
 import type { MacPolicy } from '../protocol/rules.js';
+import { BlockedReporter } from './blocked.js';
 import { type ActionResult, PipeExecutor } from './executor.js';
 
 export interface PipeHostOptions {
@@ -55,6 +56,7 @@ export class HandshakeError extends Error {
  */
 export class PipeHost {
   readonly executor: PipeExecutor;
+  private readonly blocked = new BlockedReporter();
   agentId: string | null = null;
   supported = new Set<PipeAction>();
   private readonly key: Buffer;
@@ -206,6 +208,8 @@ export class PipeHost {
       }
       this.lastSeq = cmd.seq;
       const result = await this.execute(cmd);
+      const blocked = this.blocked.take(this.executor.session);
+      if (blocked.length) result.data = { ...result.data, blocked_requests: blocked };
       this.respond(seq, null, queueMs, Math.round(performance.now() - start), result);
       log.info(
         {

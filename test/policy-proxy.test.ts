@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { NetworkPolicy } from '../src/engine/network-policy.js';
+import { OriginPolicy } from '../src/engine/policy.js';
+import { PolicyProxy, type ProxiedAttempt, parseAuthority } from '../src/engine/policy-proxy.js';
+
+// The policy proxy on its own (no browser): what it forwards, what it refuses and records.
+
+let origin: ReturnType<typeof createServer>;
+let allowed: string;
+let proxy: PolicyProxy;
+let network: NetworkPolicy;
+
+before(async () => {
+  origin = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () =>
+      res
+        .writeHead(201, { 'x-seen-proxy-headers': String(!!req.headers['proxy-connection']) })
+        .end(`${req.method} ${req.url} ${body}`),
+    );
+  });
+  await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
+  allowed = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+  network = new NetworkPolicy(OriginPolicy.parse({ allowed_origins: [allowed] }), () => undefined);
+  proxy = await PolicyProxy.start();
+  proxy.judge = (a: ProxiedAttempt) => network.judgeProxied(a);
+});
+after(async () => {
+  await proxy.close();
+  await new Promise<void>((r) => origin.close(() => r()));
+});
+
+function viaProxy(
+  url: string,
+  opts: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: proxy.port, path: url, method: opts.method ?? 'GET', headers: opts.headers },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+function connect(authority: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: proxy.port, method: 'CONNECT', path: authority });
+    req.on('connect', (res, socket) => {
+      socket.destroy();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('plain HTTP: an allowed origin is forwarded (method, body, status; hop-by-hop headers dropped)', async () => {
+  const r = await viaProxy(`${allowed}/path?q=1`, {
+    method: 'POST',
+    body: 'hello',
+    headers: { 'proxy-connection': 'keep-alive' },
+  });
+  assert.equal(r.status, 201);
+  assert.equal(r.body, 'POST /path?q=1 hello');
+  assert.equal(r.headers['x-seen-proxy-headers'], 'false');
+});
+
+test('plain HTTP to another origin: 403 from the proxy, recorded as background (a navigation when it says so)', async () => {
+  const since = network.lastSeq;
+  const r = await viaProxy('http://127.0.0.2:9/beacon', {
+    method: 'POST',
+    headers: { 'sec-fetch-dest': 'empty' },
+  });
+  assert.equal(r.status, 403);
+  assert.equal(r.headers['x-tabwright-refused'], 'origin-policy');
+  await viaProxy('http://127.0.0.2:9/doc', {
+    headers: { 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' },
+  });
+  const recs = network.blocked({ since_seq: since });
+  assert.deepEqual(
+    recs.map((b) => [b.kind, b.method, b.url, b.resource_type, b.page_id]),
+    [
+      ['background', 'POST', 'http://127.0.0.2:9/beacon', 'empty', null],
+      ['navigation', 'GET', 'http://127.0.0.2:9/doc', 'iframe', null],
+    ],
+  );
+});
+
+test('CONNECT: judged by host:port; refused tunnels get 403 before anything is connected; upstream down is 502', async () => {
+  const since = network.lastSeq;
+  assert.equal(await connect(new URL(allowed).host), 200);
+  assert.equal(await connect('127.0.0.2:443'), 403);
+  assert.equal(
+    await connect(`localhost:${new URL(allowed).port}`),
+    403,
+    'another host name is another origin',
+  );
+  const recs = network.blocked({ since_seq: since }).map((b) => [b.kind, b.method, b.url, b.resource_type]);
+  assert.deepEqual(recs, [
+    ['background', 'CONNECT', '127.0.0.2:443', 'tunnel'],
+    ['background', 'CONNECT', `localhost:${new URL(allowed).port}`, 'tunnel'],
+  ]);
+  // An allowed host:port with nothing listening: the proxy says so (never a made-up page).
+  const closed = OriginPolicy.parse({ allowed_origins: ['http://127.0.0.1:9'] });
+  const saved = proxy.judge;
+  proxy.judge = (a) => new NetworkPolicy(closed, () => undefined).judgeProxied(a);
+  try {
+    assert.equal(await connect('127.0.0.1:9'), 502);
+    const r = await viaProxy('http://127.0.0.1:9/');
+    assert.equal(r.status, 502);
+    assert.equal(r.headers['x-tabwright-proxy-error'], 'ECONNREFUSED');
+  } finally {
+    proxy.judge = saved;
+  }
+});
+
+test('a request that is not an absolute http URI, and a malformed CONNECT, are refused', async () => {
+  assert.equal((await viaProxy('/relative')).status, 400);
+  assert.equal(await connect('no-port'), 400);
+  assert.deepEqual(parseAuthority('[::1]:8080'), { host: '::1', port: 8080 });
+  assert.equal(parseAuthority('host:0'), null);
+  assert.equal(parseAuthority('host:70000'), null);
+});
+
+test('OriginPolicy.allowsHostPort: an allowed origin on either scheme, default ports, host patterns', () => {
+  const p = OriginPolicy.parse({
+    allowed_origins: ['https://example.com', 'http://127.0.0.1:8080', 'http://[::1]:3000'],
+    allowed_host_patterns: ['*.corp.example'],
+  });
+  assert.equal(p.allowsHostPort('example.com', 443), true);
+  assert.equal(p.allowsHostPort('example.com', 80), false);
+  assert.equal(p.allowsHostPort('127.0.0.1', 8080), true);
+  assert.equal(p.allowsHostPort('::1', 3000), true);
+  assert.equal(p.allowsHostPort('a.corp.example', 8443), true);
+  assert.equal(p.allowsHostPort('corp.example', 443), false);
+  assert.equal(OriginPolicy.allowAll().allowsHostPort('anything', 1), true);
+});
+
+test('subresources "allow": tunnels and non-navigation HTTP pass, a plain-HTTP navigation elsewhere does not', () => {
+  const n = new NetworkPolicy(
+    OriginPolicy.parse({ allowed_origins: [allowed], subresources: 'allow' }),
+    () => undefined,
+  );
+  assert.equal(n.judgeProxied({ via: 'connect', host: '127.0.0.2', port: 443 }), 'allow');
+  assert.equal(
+    n.judgeProxied({ via: 'http', url: 'http://127.0.0.2/x', method: 'GET', headers: {} }),
+    'allow',
+  );
+  assert.equal(
+    n.judgeProxied({
+      via: 'http',
+      url: 'http://127.0.0.2/x',
+      method: 'GET',
+      headers: { 'sec-fetch-mode': 'navigate' },
+    }),
+    'block',
+  );
+});
