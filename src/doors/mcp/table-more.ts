@@ -42,7 +42,7 @@ export const evaluate = tool({
 export const consoleTool = tool({
   name: 'console',
   ops: [ops.consoleMessages],
-  meta: { title: 'Console messages' },
+  meta: { title: 'Console' },
   summary: 'Console messages and uncaught errors of the page (after since_seq).',
   params: strict({
     since_seq: z.number().int().min(0).optional(),
@@ -70,14 +70,11 @@ export const consoleTool = tool({
 export const network = tool({
   name: 'network',
   ops: [ops.requests, ops.requestBody, ops.blocked],
-  meta: { title: 'Network requests' },
+  meta: { title: 'Network' },
   summary:
-    "The session's requests (filter: URL substring, glob or /regex/), one with its body (request_id; xhr/fetch bodies kept), or what the origin policy refused (blocked: true).",
+    "The session's requests (filter: URL substring, glob or /regex/), one with its body (request_id), or what the origin policy refused (blocked).",
   params: strict({
-    blocked: z
-      .boolean()
-      .optional()
-      .describe('refused requests (pages, workers, beacons, tunnels) after since_seq'),
+    blocked: z.boolean().optional().describe('what was refused, after since_seq'),
     filter: z.string().optional(),
     resource_type: z.string().optional().describe('e.g. document, xhr, fetch, script'),
     since_seq: z.number().int().min(0).optional(),
@@ -137,7 +134,7 @@ async function blockedLines(session: Session, sinceSeq: number | undefined, limi
 export const storage = tool({
   name: 'storage',
   ops: [ops.storageRead, ops.storageWrite, ops.storageDelete, ops.cookies, ops.setCookies, ops.clearCookies],
-  meta: { title: 'Storage and cookies' },
+  meta: { title: 'Storage' },
   summary:
     'Read or change localStorage / sessionStorage of the page, or cookies of the session (set uses the page URL).',
   params: strict({

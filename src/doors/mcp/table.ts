@@ -42,7 +42,7 @@ export const navigate = tool({
   name: 'navigate',
   summary: 'Open a URL in the tab (or a new tab). Returns page_id, URL, title.',
   ops: [ops.open, ops.newTab],
-  meta: { title: 'Navigate to a URL', core: true },
+  meta: { title: 'Navigate', core: true },
   params: strict({
     url: z.string().min(1),
     new_tab: z.boolean().optional(),
@@ -63,7 +63,7 @@ export const history = tool({
   name: 'history',
   summary: 'Go back, forward, or reload.',
   ops: [ops.back, ops.forward, ops.reload],
-  meta: { title: 'Back, forward or reload' },
+  meta: { title: 'History' },
   params: strict({ action: z.enum(['back', 'forward', 'reload']), wait_until: WaitUntil, ...PageFields }),
   async run(ctx, a) {
     const page = await ctx.scope.page(a.page_id);
@@ -124,7 +124,7 @@ export const fill = tool({
   name: 'fill',
   summary: 'Set the values of text fields (a form) and verify them.',
   ops: [ops.fill],
-  meta: { title: 'Fill form fields', core: true },
+  meta: { title: 'Fill form', core: true },
   params: strict({
     fields: z
       .array(strict({ ref: TargetFields.ref.unwrap(), value: z.string() }))
@@ -176,7 +176,7 @@ export const check = tool({
   name: 'check',
   summary: 'Check (or with checked:false uncheck) a checkbox, radio or switch.',
   ops: [ops.check, ops.uncheck],
-  meta: { title: 'Check or uncheck' },
+  meta: { title: 'Check' },
   params: strict({ ...TargetFields, checked: z.boolean().optional(), ...PageFields }),
   run: (ctx, a) =>
     act(ctx, 'check', a, (page, base, o) =>
@@ -319,7 +319,7 @@ export const dialog = tool({
   summary:
     'Answer the held JavaScript dialog (accept, prompt_text), or set the dialog policy (default: alerts accepted, confirm/prompt dismissed).',
   ops: [ops.handleDialog, ops.dialogPolicy, ops.pendingDialog],
-  meta: { title: 'JavaScript dialogs' },
+  meta: { title: 'Dialogs' },
   params: strict({
     accept: z.boolean().optional(),
     prompt_text: z.string().optional(),
