@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../../engine/engine.js';
 import { log } from '../../engine/log.js';
+import { errorReply, InFlight, MAX_MESSAGE_BYTES, parseMessageText, tooLargeReply } from './jsonrpc.js';
 import { createMcpDoor, type McpDoor, type McpDoorOptions } from './server.js';
 
 export interface McpHttpOptions extends McpDoorOptions {
@@ -16,15 +18,32 @@ export interface McpHttpOptions extends McpDoorOptions {
   maxSessions?: number;
 }
 
+/** JSON-RPC code of the answer to a request the client cancelled (LSP's RequestCancelled). */
+export const REQUEST_CANCELLED = -32800;
+
+/** The SDK's transport, plus the session's requests in flight (jsonrpc.ts): each response frees its id. */
+class SessionTransport extends StreamableHTTPServerTransport {
+  readonly inFlight = new InFlight();
+
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    this.inFlight.settle(message);
+    return super.send(message, options);
+  }
+}
+
 interface Entry {
-  transport: StreamableHTTPServerTransport;
+  transport: SessionTransport;
   door: McpDoor;
   lastSeen: number;
 }
 
 function jsonError(res: ServerResponse, status: number, message: string): void {
+  sendJson(res, status, errorReply(-32000, message));
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify(body));
 }
 
 /**
@@ -69,13 +88,14 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
     const raw = req.raw as IncomingMessage;
     const res = reply.raw;
     reply.hijack();
+    // The same check as on stdio (jsonrpc.ts), before the SDK sees the body.
     let body: unknown;
+    let messages: JSONRPCMessage[] = [];
     if (req.method === 'POST') {
-      try {
-        body = typeof req.body === 'string' ? JSON.parse(req.body) : req.body;
-      } catch {
-        return jsonError(res, 400, 'Parse error: the body is not JSON.');
-      }
+      const checked = parseMessageText(typeof req.body === 'string' ? req.body : '');
+      if (!checked.ok) return sendJson(res, 400, checked.reply);
+      messages = checked.messages;
+      body = checked.batch ? messages : messages[0];
     }
     const sid = raw.headers['mcp-session-id'];
     const id = Array.isArray(sid) ? sid[0] : sid;
@@ -84,6 +104,20 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
         const e = sessions.get(id);
         if (!e) return jsonError(res, 404, 'Unknown or ended MCP session; initialize a new one.');
         e.lastSeen = Date.now();
+        const admitted = e.transport.inFlight.admit(messages);
+        if ('refused' in admitted) return sendJson(res, 400, admitted.refused);
+        // A cancelled request gets no response from the SDK, which would leave its POST open forever: end it.
+        for (const cancelled of admitted.cancelled) {
+          await e.transport
+            .send(
+              errorReply(
+                REQUEST_CANCELLED,
+                'Request cancelled by the client (notifications/cancelled); nothing more comes for it.',
+                cancelled,
+              ) as JSONRPCMessage,
+            )
+            .catch(() => {});
+        }
         await e.transport.handleRequest(raw, res, body);
         if (req.method === 'DELETE') await end(id, 'deleted by client');
         return;
@@ -95,7 +129,7 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
         return jsonError(res, 503, `Too many MCP sessions (${maxSessions}); close one (DELETE ${path}).`);
       }
       const door = createMcpDoor(engine, opts);
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const transport: SessionTransport = new SessionTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (newId) => {
           sessions.set(newId, { transport, door, lastSeen: Date.now() });
@@ -106,6 +140,7 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
         else void door.close();
       };
       await door.server.connect(transport);
+      transport.inFlight.admit(messages);
       await transport.handleRequest(raw, res, body);
       if (!transport.sessionId) await door.close();
     } catch (err) {
@@ -115,7 +150,24 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
     }
   };
 
-  app.post(path, handle);
-  app.get(path, handle);
-  app.delete(path, handle);
+  // Its own scope: a body over the limit gets a JSON-RPC answer, not the HTTP command door's envelope.
+  void app.register(async (scope) => {
+    scope.setErrorHandler(async (err: FastifyError, _req, res) => {
+      const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413)
+        return res.code(413).header('content-type', 'application/json').send(JSON.stringify(tooLargeReply()));
+      const code = status < 500 ? -32600 : -32603;
+      return res
+        .code(status < 500 ? 400 : 500)
+        .header('content-type', 'application/json')
+        .send(
+          JSON.stringify(
+            errorReply(code, `${status < 500 ? 'Invalid Request' : 'Internal error'}: ${err.message}`),
+          ),
+        );
+    });
+    scope.post(path, { bodyLimit: MAX_MESSAGE_BYTES }, handle);
+    scope.get(path, handle);
+    scope.delete(path, handle);
+  });
 }
