@@ -129,6 +129,15 @@ describe('MCP: malformed JSON-RPC', () => {
     assert.equal(((done.messages[0] as Json).result as Json).isError, true);
   });
 
+  test('/mcp: a request the SDK refuses as a whole (Accept header) leaves its id free', async () => {
+    const refused = await http.post(JSON.stringify(ping('refused-once')), 30_000, {
+      accept: 'application/json',
+    });
+    assert.equal(refused.status, 406);
+    const again = await http.post(JSON.stringify(ping('refused-once')));
+    assert.equal(again.status, 200, again.text);
+  });
+
   test('/mcp ends the POST of a request the client cancels', async () => {
     const slow = {
       jsonrpc: '2.0',

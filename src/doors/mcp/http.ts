@@ -18,6 +18,9 @@ export interface McpHttpOptions extends McpDoorOptions {
   maxSessions?: number;
 }
 
+/** What the body parser hands on for a body over MAX_MESSAGE_BYTES. */
+const TOO_LARGE = Symbol('body too large');
+
 /** JSON-RPC code of the answer to a request the client cancelled (LSP's RequestCancelled). */
 export const REQUEST_CANCELLED = -32800;
 
@@ -92,6 +95,7 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
     let body: unknown;
     let messages: JSONRPCMessage[] = [];
     if (req.method === 'POST') {
+      if (req.body === TOO_LARGE) return sendJson(res, 413, tooLargeReply());
       const checked = parseMessageText(typeof req.body === 'string' ? req.body : '');
       if (!checked.ok) return sendJson(res, 400, checked.reply);
       messages = checked.messages;
@@ -119,6 +123,8 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
             .catch(() => {});
         }
         await e.transport.handleRequest(raw, res, body);
+        // Refused by the SDK as a whole (headers, protocol version): none of its requests will be answered.
+        if (res.statusCode >= 400) e.transport.inFlight.release(messages);
         if (req.method === 'DELETE') await end(id, 'deleted by client');
         return;
       }
@@ -152,6 +158,22 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
 
   // Its own scope: a body over the limit gets a JSON-RPC answer, not the HTTP command door's envelope.
   void app.register(async (scope) => {
+    // Bodies are read to the end even when too large, so the client gets the 413 instead of a reset
+    // connection; what is over the limit is dropped as it arrives, never kept.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, payload, done) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      payload.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_MESSAGE_BYTES) chunks.push(chunk);
+        else chunks.length = 0;
+      });
+      payload.on('end', () =>
+        done(null, size > MAX_MESSAGE_BYTES ? TOO_LARGE : Buffer.concat(chunks).toString('utf8')),
+      );
+      payload.on('error', (err: Error) => done(err as FastifyError, undefined));
+    });
     scope.setErrorHandler(async (err: FastifyError, _req, res) => {
       const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
       if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413)
@@ -166,7 +188,7 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
           ),
         );
     });
-    scope.post(path, { bodyLimit: MAX_MESSAGE_BYTES }, handle);
+    scope.post(path, handle);
     scope.get(path, handle);
     scope.delete(path, handle);
   });

@@ -215,6 +215,14 @@ export class InFlight {
     return { cancelled };
   }
 
+  /** Frees the ids of requests that will get no response (refused as a whole after admit). */
+  release(messages: JSONRPCMessage[]): void {
+    for (const m of messages) {
+      const id = requestIdOf(m);
+      if (id !== undefined) this.ids.delete(idKey(id));
+    }
+  }
+
   /** An outgoing response frees its id. */
   settle(m: JSONRPCMessage): void {
     if (!('method' in m) && 'id' in m && m.id !== undefined) this.ids.delete(idKey(m.id));
