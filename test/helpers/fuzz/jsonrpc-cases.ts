@@ -5,7 +5,7 @@ import {
   JSONRPCResultResponseSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Rand } from './rand.js';
-import { garbageText, invalidUtf8, jsonValue, NASTY_NUMBERS, nastyString } from './values.js';
+import { garbageText, invalidUtf8, jsonValue, NASTY_NUMBERS, nastyString, setKey } from './values.js';
 
 /**
  * Fuzz messages for the MCP door (both transports) and the oracle that
@@ -187,7 +187,7 @@ function broken(r: Rand, msg: Record<string, unknown>): Record<string, unknown> 
       m.params = r.pick(['x', 1, [1, 2], null, true]);
       break;
     case 2:
-      m[r.pick(['extra', 'Id', 'params2', '__proto__'])] = jsonValue(r);
+      setKey(m, r.pick(['extra', 'Id', 'params2', '__proto__']), jsonValue(r));
       break;
     case 3:
       m.id = r.pick([{ a: 1 }, [1], 1.5, true, null]);
@@ -204,8 +204,10 @@ function broken(r: Rand, msg: Record<string, unknown>): Record<string, unknown> 
   return m;
 }
 
-function ofValue(value: unknown): RpcCase {
-  const text = JSON.stringify(value) ?? 'undefined';
+function ofValue(v: unknown): RpcCase {
+  const text = JSON.stringify(v) ?? 'undefined';
+  // Judged as the door will see it: parsed from the text.
+  const value: unknown = JSON.parse(text === 'undefined' ? 'null' : text);
   const id =
     value !== null && typeof value === 'object' && !Array.isArray(value) && 'method' in value
       ? (value as { id?: unknown }).id

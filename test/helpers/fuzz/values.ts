@@ -63,6 +63,11 @@ export function randomText(r: Rand, length: number): string {
   return s;
 }
 
+/** Sets an own property, even "__proto__" (as JSON.parse does), never the prototype. */
+export function setKey(o: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** A random JSON value; objects use `keys` (the door's field names) most of the time. */
 export function jsonValue(r: Rand, keys: readonly string[] = [], depth = 0): unknown {
   const k = r.int(depth > 2 ? 6 : 9);
@@ -84,7 +89,7 @@ export function jsonValue(r: Rand, keys: readonly string[] = [], depth = 0): unk
       const o: Record<string, unknown> = {};
       for (let i = 0; i < r.int(5); i++) {
         const key = keys.length && r.chance(0.8) ? r.pick(keys) : nastyString(r);
-        o[key] = jsonValue(r, keys, depth + 1);
+        setKey(o, key, jsonValue(r, keys, depth + 1));
       }
       return o;
     }

@@ -1,7 +1,7 @@
 import { type JsCli, jsCli, rawDaemonRequest } from '../../js-cli.js';
 import type { Rand } from '../rand.js';
 import type { FuzzCase, FuzzDoor, Judged } from '../runner.js';
-import { garbageText, invalidUtf8, jsonValue, nastyString } from '../values.js';
+import { garbageText, invalidUtf8, jsonValue, nastyString, setKey } from '../values.js';
 
 /** Snippets that end at once (the daemon runs code for real: nothing that loops or stops it). */
 const CODE = [
@@ -50,7 +50,7 @@ export class JsDaemonFuzz implements FuzzDoor {
       const req: Record<string, unknown> = { op: r.chance(0.9) ? r.pick(OPS) : jsonValue(r) };
       if (req.op === 'eval' || r.chance(0.1)) req.code = r.chance(0.9) ? r.pick(CODE) : jsonValue(r);
       if (r.chance(0.5)) req.timeoutMs = r.pick([1, 1000, 60_000, 0, -5, 'x', 1e12, null]);
-      if (r.chance(0.1)) req[nastyString(r)] = jsonValue(r);
+      if (r.chance(0.1)) setKey(req, nastyString(r), jsonValue(r));
       line = JSON.stringify(req);
     } else if (kind === 'json') line = JSON.stringify(jsonValue(r, ['op', 'code', 'timeoutMs']));
     else if (kind === 'text')

@@ -58,6 +58,9 @@ export class McpHttpFuzz implements FuzzDoor {
         const sid: Record<string, string> =
           c.session === 'bogus' ? { 'mcp-session-id': 'no-such-session' } : {};
         reply = await postMcp(this.endpoint, body, { ...sid, ...c.headers }, hangMs);
+        // An initialize without a session opened one: end it, or the fuzz fills the server's 32 sessions.
+        const opened = reply.headers.get('mcp-session-id');
+        if (opened) await new RawHttp(this.endpoint, opened).close();
       }
     } catch (err) {
       const e = err as Error;
