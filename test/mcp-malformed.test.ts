@@ -116,6 +116,9 @@ describe('MCP: malformed JSON-RPC', () => {
     assert.equal((s.error as Json).code, -32600);
     assert.equal(s.id, null, 'not the id in use: the reply must not pass for the first request');
     assert.match(String((s.error as Json).message), /already used by a request still in progress/);
+    // A malformed message with that id is answered with id null too.
+    const malformed = await stdioReply(JSON.stringify({ ...ping('slow'), extra: 1 }));
+    assert.equal(malformed.id, null);
     const first = await stdio.p.waitFor((l) => (l.json as Json | undefined)?.id === 'slow', 30_000);
     assert.ok(first, 'the first request got its reply');
     assert.equal(((first.json as Json).result as Json).isError, true);
@@ -125,6 +128,8 @@ describe('MCP: malformed JSON-RPC', () => {
     const dup = await http.post(JSON.stringify(ping('slow')));
     assert.equal(dup.status, 400);
     assert.deepEqual(dup.messages, [s]);
+    const bad = await http.post(JSON.stringify({ ...ping('slow'), extra: 1 }));
+    assert.deepEqual(bad.messages, [malformed]);
     const done = await pending;
     assert.equal(((done.messages[0] as Json).result as Json).isError, true);
   });

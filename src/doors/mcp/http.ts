@@ -91,18 +91,21 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
     const raw = req.raw as IncomingMessage;
     const res = reply.raw;
     reply.hijack();
+    const sid = raw.headers['mcp-session-id'];
+    const id = Array.isArray(sid) ? sid[0] : sid;
     // The same check as on stdio (jsonrpc.ts), before the SDK sees the body.
     let body: unknown;
     let messages: JSONRPCMessage[] = [];
     if (req.method === 'POST') {
       if (req.body === TOO_LARGE) return sendJson(res, 413, tooLargeReply());
       const checked = parseMessageText(typeof req.body === 'string' ? req.body : '');
-      if (!checked.ok) return sendJson(res, 400, checked.reply);
+      if (!checked.ok) {
+        const inFlight = id ? sessions.get(id)?.transport.inFlight : undefined;
+        return sendJson(res, 400, inFlight ? inFlight.unclaimed(checked.reply) : checked.reply);
+      }
       messages = checked.messages;
       body = checked.batch ? messages : messages[0];
     }
-    const sid = raw.headers['mcp-session-id'];
-    const id = Array.isArray(sid) ? sid[0] : sid;
     try {
       if (id) {
         const e = sessions.get(id);

@@ -215,6 +215,11 @@ export class InFlight {
     return { cancelled };
   }
 
+  /** The error reply with id null when its id belongs to a request in progress (it must not pass for that one's). */
+  unclaimed(reply: ErrorReply): ErrorReply {
+    return reply.id !== null && this.ids.has(idKey(reply.id)) ? { ...reply, id: null } : reply;
+  }
+
   /** Frees the ids of requests that will get no response (refused as a whole after admit). */
   release(messages: JSONRPCMessage[]): void {
     for (const m of messages) {

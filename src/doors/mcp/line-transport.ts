@@ -68,7 +68,7 @@ export class LineTransport implements Transport {
   private receive(text: string): void {
     const checked = parseMessageText(text);
     if (!checked.ok) {
-      this.write(checked.reply);
+      this.write(this.inFlight.unclaimed(checked.reply));
       return;
     }
     const admitted = this.inFlight.admit(checked.messages);
