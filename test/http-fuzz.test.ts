@@ -3,19 +3,9 @@ import { test } from 'node:test';
 import { parseSteps } from '../src/doors/http/batch.js';
 import { CommandFailure } from '../src/doors/http/envelope.js';
 import { doorTestEnv } from './helpers/http.js';
+import { seededRandom as rng } from './helpers/random.js';
 
 const { h, id } = await doorTestEnv();
-
-/** A tiny deterministic PRNG (mulberry32), so failures are reproducible. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function value(r: () => number, depth = 0): unknown {
   const k = Math.floor(r() * (depth > 2 ? 6 : 8));

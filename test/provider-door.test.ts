@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderClient } from '../src/conformance/client.js';
-import { LineFramer } from '../src/doors/provider/framing.js';
+import { LineFramer } from '../src/doors/kit/line-framer.js';
 import { writeJsonLine } from '../src/doors/provider/json-writer.js';
 import { tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';

@@ -382,8 +382,11 @@ export interface BackendInput {
   move(at: Point): Promise<void>;
   drag(from: Point, to: Point): Promise<void>;
   wheel(at: Point, dx: number, dy: number): Promise<void>;
-  /** Key by key, as a user types. */
-  type(text: string): Promise<void>;
+  /**
+   * Key by key, as a user types. Stops between two keys once `signal` aborts
+   * (rejecting with its reason), so a long text never outlives its deadline.
+   */
+  type(text: string, signal?: AbortSignal): Promise<void>;
   /** One input event with the whole text (what IMEs and paste do). */
   insertText(text: string): Promise<void>;
   /** A key or chord: "Enter", "Control+A", "ControlOrMeta+A". */

@@ -69,12 +69,12 @@ export async function runPipe(opts: PipeCliOptions): Promise<void> {
   }
   const engine = createEngine({ headless: !opts.headed, allowFileUrls: opts.allowFileUrls === true });
   const patterns = policy.hostPatterns.length ? policy.hostPatterns : [NO_HOST];
-  const session = await engine
-    .startSession({ policy: { allowed_host_patterns: patterns } }, { timeoutMs: 60_000 })
-    .catch(async (err) => {
-      await engine.close().catch(() => {});
-      return fail(`cannot start the browser: ${(err as Error).message}`, 1);
-    });
+  const startSession = () =>
+    engine.startSession({ policy: { allowed_host_patterns: patterns } }, { timeoutMs: 60_000 });
+  const session = await startSession().catch(async (err) => {
+    await engine.close().catch(() => {});
+    return fail(`cannot start the browser: ${(err as Error).message}`, 1);
+  });
 
   const child = spawn(argv[0]!, argv.slice(1), {
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -121,6 +121,11 @@ export async function runPipe(opts: PipeCliOptions): Promise<void> {
     fromAgent: child.stdout,
     handshakeTimeoutMs: opts.handshakeTimeout ?? 15_000,
     actionTimeoutMs: opts.actionTimeout,
+    // After the browser dies: a new session (the engine launches a new browser) with the same policy.
+    relaunch: async (dead) => {
+      await engine.closeSession(dead.id).catch(() => {});
+      return startSession();
+    },
   });
   const started = await Promise.race([host.handshake(), spawnError]).catch((err: unknown) => err as Error);
   if (started instanceof Error) {

@@ -64,11 +64,11 @@ export type LiveInput =
 
 export async function liveInput(page: Page, ev: LiveInput, opts?: OperationOptions): Promise<void> {
   page.assertPageAllowed();
-  await page.run(`page.live_${ev.type}`, 'action', opts, async () => {
+  await page.run(`page.live_${ev.type}`, 'action', opts, async (d) => {
     const input = page.backend.input;
     if (ev.type === 'click')
       await input.click({ x: ev.x, y: ev.y }, { button: 'left', clickCount: 1, modifiers: [] });
-    else if (ev.type === 'text') await input.type(ev.text);
+    else if (ev.type === 'text') await input.type(ev.text, d.signal);
     else await input.press(ev.key);
   });
 }

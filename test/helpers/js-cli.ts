@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -17,6 +18,8 @@ export interface JsRun {
 export interface JsCli {
   name: string;
   runtimeDir: string;
+  /** The daemon's Unix socket (there once the daemon runs). */
+  socket: string;
   /** Runs a snippet from stdin (a quoted heredoc). */
   run(code: string, args?: string[]): Promise<JsRun>;
   /** Runs the CLI with arguments only (flags, -e). */
@@ -55,6 +58,7 @@ export function jsCli(name: string): JsCli {
   return {
     name,
     runtimeDir,
+    socket: join(runtimeDir, 'tabwright', `js-${name}.sock`),
     run,
     cli,
     async json<T>(code: string): Promise<T> {
@@ -67,4 +71,38 @@ export function jsCli(name: string): JsCli {
       rmSync(runtimeDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Writes raw bytes to the daemon's socket (one connection) and reads what
+ * comes back until the daemon ends it; null when nothing ends within
+ * `timeoutMs`. `end` half-closes after writing (a request without newline).
+ */
+export function rawDaemonRequest(
+  socket: string,
+  bytes: string | Buffer,
+  timeoutMs = 10_000,
+  end = false,
+): Promise<string | null> {
+  return new Promise((resolve) => {
+    const conn = connect(socket);
+    let out = '';
+    const timer = setTimeout(() => {
+      conn.destroy();
+      resolve(null);
+    }, timeoutMs);
+    conn.setEncoding('utf8');
+    conn.on('connect', () => {
+      conn.write(bytes);
+      if (end) conn.end();
+    });
+    conn.on('data', (d: string) => {
+      out += d;
+    });
+    conn.on('error', () => {});
+    conn.on('close', () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
+  });
 }

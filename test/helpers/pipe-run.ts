@@ -1,5 +1,7 @@
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PIPE_ACTIONS } from '../../src/doors/pipe/protocol/constants.js';
@@ -85,4 +87,91 @@ export function pipeHarness(homeDir: string, defaultTimeoutMs = 80_000) {
     });
   }
   return { writeJson, rules, runPipe, handAgent };
+}
+
+const RELAY_AGENT = fileURLToPath(new URL('../fixtures/agents/relay-agent.mjs', import.meta.url));
+
+/** A running `tabwright pipe` whose agent is a relay to a socket this process serves: the test is the agent. */
+export interface RelayedPipe {
+  host: ChildProcess;
+  /** The agent's end of the pipe: read the host's messages, write the agent's. */
+  conn: Socket;
+  /** The host's stderr so far. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+export async function relayedPipe(
+  homeDir: string,
+  rulesFile: string,
+  args: string[] = [],
+): Promise<RelayedPipe> {
+  const dir = mkdtempSync(join(tmpdir(), 'twpipe-'));
+  const sockPath = join(dir, 'agent.sock');
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(sockPath, r));
+  const connected = new Promise<Socket>((r) => server.once('connection', r));
+  const host = spawn(
+    process.execPath,
+    [
+      BIN,
+      'pipe',
+      '--handshake-timeout',
+      '60000',
+      '--rules',
+      rulesFile,
+      ...args,
+      '--agent',
+      `node ${RELAY_AGENT} ${sockPath}`,
+    ],
+    {
+      env: { ...process.env, TABWRIGHT_HOME: homeDir, TABWRIGHT_LOG: 'info' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  host.stderr?.setEncoding('utf8').on('data', (c: string) => {
+    stderr = (stderr + c).slice(-50_000);
+  });
+  const exitedEarly = new Promise<never>((_, reject) =>
+    host.once('exit', (code) =>
+      reject(new Error(`tabwright pipe exited (${code}) before the agent connected\n${stderr}`)),
+    ),
+  );
+  const conn = await Promise.race([connected, exitedEarly]);
+  return {
+    host,
+    conn,
+    stderr: () => stderr,
+    async close() {
+      conn.destroy();
+      server.close();
+      if (host.exitCode === null && host.signalCode === null) {
+        const exited = new Promise((r) => host.once('exit', r));
+        const t = setTimeout(() => host.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(t);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The processes below `pid` (children, grandchildren, …), from /proc. */
+export function processesBelow(pid: number): { pid: number; ppid: number; name: string }[] {
+  const all = new Map<number, { pid: number; ppid: number; name: string }>();
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      all.set(Number(e), { pid: Number(e), ppid, name: stat.slice(stat.indexOf('(') + 1, close) });
+    } catch {}
+  }
+  const below = (p: number): boolean => {
+    for (let q = all.get(p)?.ppid; q !== undefined && q > 1; q = all.get(q)?.ppid) if (q === pid) return true;
+    return false;
+  };
+  return [...all.values()].filter((p) => below(p.pid));
 }

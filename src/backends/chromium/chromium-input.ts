@@ -77,8 +77,15 @@ export class ChromiumInput implements BackendInput {
     });
   }
 
-  type(text: string): Promise<void> {
-    return this.guarded('page.type', () => this.pw.keyboard.type(text));
+  type(text: string, signal?: AbortSignal): Promise<void> {
+    return this.guarded('page.type', async () => {
+      // One character at a time (Playwright's own type does the same), checking the signal in between:
+      // keyboard.type(text) would run on for minutes after the deadline with the page's queue held.
+      for (const ch of text) {
+        signal?.throwIfAborted();
+        await this.pw.keyboard.type(ch);
+      }
+    });
   }
 
   insertText(text: string): Promise<void> {

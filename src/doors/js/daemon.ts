@@ -8,12 +8,13 @@ import {
   type DaemonRequest,
   type DaemonResponse,
   DEFAULT_SNIPPET_TIMEOUT_MS,
+  MAX_REQUEST_BYTES,
   MAX_SNIPPET_TIMEOUT_MS,
+  parseRequest,
+  requestError,
 } from './protocol.js';
 import { describeThrown, formatOutput, SnippetRunner, SnippetTimeout } from './runner.js';
 import { ping } from './socket-client.js';
-
-const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
 /**
  * The persistent daemon behind `tabwright js`: one Engine, one snippet
@@ -112,17 +113,11 @@ export async function runDaemon(
           return { ok: false, op: 'eval', error: describeThrown(err), ms: Date.now() - t0 };
         }
       }
-      default:
-        return {
-          ok: false,
-          op: String((req as { op?: unknown }).op),
-          error: { name: 'Error', message: 'unknown request' },
-        };
     }
   };
   let runnerCount = 0;
 
-  server = createServer((conn) => serveConnection(conn, handle, dlog));
+  server = createServer({ allowHalfOpen: true }, (conn) => serveConnection(conn, handle, dlog));
   const oldMask = process.umask(0o177);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -142,47 +137,65 @@ function clampTimeout(ms: unknown): number {
   return Math.min(n, MAX_SNIPPET_TIMEOUT_MS);
 }
 
+/** The answer as one line; an answer that cannot be serialized becomes an error answer (never silence). */
+function answerLine(res: DaemonResponse): string {
+  try {
+    return `${JSON.stringify(res)}\n`;
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return `${JSON.stringify(requestError(res.op, `The answer could not be serialized (${why}); return plain data.`))}\n`;
+  }
+}
+
 function serveConnection(
   conn: Socket,
   handle: (req: DaemonRequest) => Promise<DaemonResponse>,
   dlog: typeof log,
 ): void {
-  let buf = '';
+  const chunks: Buffer[] = [];
+  let size = 0;
   let done = false;
-  conn.setEncoding('utf8');
+  const answer = (res: DaemonResponse) => {
+    if (!conn.destroyed) conn.end(answerLine(res));
+  };
+  const serve = (line: string) => {
+    const parsed = parseRequest(line);
+    if (!parsed.ok) {
+      answer(parsed.res);
+      return;
+    }
+    const op = parsed.req.op;
+    handle(parsed.req).then(answer, (err) => {
+      dlog.error({ err: describeThrown(err) }, 'request failed');
+      answer({ ok: false, op, error: describeThrown(err) });
+    });
+  };
   conn.on('error', () => {});
-  conn.on('data', (chunk: string) => {
+  conn.on('data', (chunk: Buffer) => {
     if (done) return;
-    buf += chunk;
-    if (buf.length > MAX_REQUEST_BYTES) {
+    const nl = chunk.indexOf(0x0a);
+    const part = nl < 0 ? chunk : chunk.subarray(0, nl);
+    chunks.push(part);
+    size += part.length;
+    if (size > MAX_REQUEST_BYTES) {
       done = true;
-      conn.end(
-        `${JSON.stringify({ ok: false, op: 'eval', error: { name: 'Error', message: 'request too large' } })}\n`,
+      answer(
+        requestError(
+          'unknown',
+          `The request is over ${MAX_REQUEST_BYTES} bytes. Put a long snippet in a file and load it from the snippet.`,
+        ),
       );
       return;
     }
-    const nl = buf.indexOf('\n');
     if (nl < 0) return;
     done = true;
-    let req: DaemonRequest;
-    try {
-      req = JSON.parse(buf.slice(0, nl)) as DaemonRequest;
-    } catch {
-      conn.end(
-        `${JSON.stringify({ ok: false, op: 'unknown', error: { name: 'Error', message: 'bad request' } })}\n`,
-      );
-      return;
-    }
-    handle(req).then(
-      (res) => {
-        if (!conn.destroyed) conn.end(`${JSON.stringify(res)}\n`);
-      },
-      (err) => {
-        dlog.error({ err: describeThrown(err) }, 'request failed');
-        if (!conn.destroyed)
-          conn.end(`${JSON.stringify({ ok: false, op: req.op, error: describeThrown(err) })}\n`);
-      },
-    );
+    serve(Buffer.concat(chunks, size).toString('utf8'));
+  });
+  // The server is half-open: a request without its newline still gets its answer at end of input.
+  conn.on('end', () => {
+    if (done) return;
+    done = true;
+    serve(Buffer.concat(chunks, size).toString('utf8'));
   });
 }
 

@@ -3,3 +3,4 @@
 export { InvalidParams, invalidRequest, type Method, type MethodSpec, methodKit } from './method.js';
 export { type DispatchHooks, dispatch, MethodTable } from './table.js';
 export { type TargetFields, targetFrom } from './targets.js';
+export { LineFramer } from './line-framer.js';

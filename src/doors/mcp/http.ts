@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../../engine/engine.js';
 import { log } from '../../engine/log.js';
 import type { Refusal } from '../http/security.js';
+import { errorReply, InFlight, MAX_MESSAGE_BYTES, parseMessageText, tooLargeReply } from './jsonrpc.js';
 import { createMcpDoor, type McpDoor, type McpDoorOptions } from './server.js';
 
 export interface McpHttpOptions extends McpDoorOptions {
@@ -17,8 +19,24 @@ export interface McpHttpOptions extends McpDoorOptions {
   maxSessions?: number;
 }
 
+/** What the body parser hands on for a body over MAX_MESSAGE_BYTES. */
+const TOO_LARGE = Symbol('body too large');
+
+/** JSON-RPC code of the answer to a request the client cancelled (LSP's RequestCancelled). */
+export const REQUEST_CANCELLED = -32800;
+
+/** The SDK's transport, plus the session's requests in flight (jsonrpc.ts): each response frees its id. */
+class SessionTransport extends StreamableHTTPServerTransport {
+  readonly inFlight = new InFlight();
+
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    this.inFlight.settle(message);
+    return super.send(message, options);
+  }
+}
+
 interface Entry {
-  transport: StreamableHTTPServerTransport;
+  transport: SessionTransport;
   door: McpDoor;
   lastSeen: number;
 }
@@ -46,8 +64,12 @@ export function mcpRefusal(r: Refusal): {
 }
 
 function jsonError(res: ServerResponse, status: number, message: string): void {
+  sendJson(res, status, errorReply(-32000, message));
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify(body));
 }
 
 /**
@@ -92,22 +114,43 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
     const raw = req.raw as IncomingMessage;
     const res = reply.raw;
     reply.hijack();
-    let body: unknown;
-    if (req.method === 'POST') {
-      try {
-        body = typeof req.body === 'string' ? JSON.parse(req.body) : req.body;
-      } catch {
-        return jsonError(res, 400, 'Parse error: the body is not JSON.');
-      }
-    }
     const sid = raw.headers['mcp-session-id'];
     const id = Array.isArray(sid) ? sid[0] : sid;
+    // The same check as on stdio (jsonrpc.ts), before the SDK sees the body.
+    let body: unknown;
+    let messages: JSONRPCMessage[] = [];
+    if (req.method === 'POST') {
+      if (req.body === TOO_LARGE) return sendJson(res, 413, tooLargeReply());
+      const checked = parseMessageText(typeof req.body === 'string' ? req.body : '');
+      if (!checked.ok) {
+        const inFlight = id ? sessions.get(id)?.transport.inFlight : undefined;
+        return sendJson(res, 400, inFlight ? inFlight.unclaimed(checked.reply) : checked.reply);
+      }
+      messages = checked.messages;
+      body = checked.batch ? messages : messages[0];
+    }
     try {
       if (id) {
         const e = sessions.get(id);
         if (!e) return jsonError(res, 404, 'Unknown or ended MCP session; initialize a new one.');
         e.lastSeen = Date.now();
+        const admitted = e.transport.inFlight.admit(messages);
+        if ('refused' in admitted) return sendJson(res, 400, admitted.refused);
+        // A cancelled request gets no response from the SDK, which would leave its POST open forever: end it.
+        for (const cancelled of admitted.cancelled) {
+          await e.transport
+            .send(
+              errorReply(
+                REQUEST_CANCELLED,
+                'Request cancelled by the client (notifications/cancelled); nothing more comes for it.',
+                cancelled,
+              ) as JSONRPCMessage,
+            )
+            .catch(() => {});
+        }
         await e.transport.handleRequest(raw, res, body);
+        // Refused by the SDK as a whole (headers, protocol version): none of its requests will be answered.
+        if (res.statusCode >= 400) e.transport.inFlight.release(messages);
         if (req.method === 'DELETE') await end(id, 'deleted by client');
         return;
       }
@@ -118,7 +161,7 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
         return jsonError(res, 503, `Too many MCP sessions (${maxSessions}); close one (DELETE ${path}).`);
       }
       const door = createMcpDoor(engine, opts);
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const transport: SessionTransport = new SessionTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (newId) => {
           sessions.set(newId, { transport, door, lastSeen: Date.now() });
@@ -129,6 +172,7 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
         else void door.close();
       };
       await door.server.connect(transport);
+      transport.inFlight.admit(messages);
       await transport.handleRequest(raw, res, body);
       if (!transport.sessionId) await door.close();
     } catch (err) {
@@ -138,7 +182,40 @@ export function mountMcpHttp(app: FastifyInstance, engine: Engine, opts: McpHttp
     }
   };
 
-  app.post(path, handle);
-  app.get(path, handle);
-  app.delete(path, handle);
+  // Its own scope: a body over the limit gets a JSON-RPC answer, not the HTTP command door's envelope.
+  void app.register(async (scope) => {
+    // Bodies are read to the end even when too large, so the client gets the 413 instead of a reset
+    // connection; what is over the limit is dropped as it arrives, never kept.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, payload, done) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      payload.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_MESSAGE_BYTES) chunks.push(chunk);
+        else chunks.length = 0;
+      });
+      payload.on('end', () =>
+        done(null, size > MAX_MESSAGE_BYTES ? TOO_LARGE : Buffer.concat(chunks).toString('utf8')),
+      );
+      payload.on('error', (err: Error) => done(err as FastifyError, undefined));
+    });
+    scope.setErrorHandler(async (err: FastifyError, _req, res) => {
+      const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413)
+        return res.code(413).header('content-type', 'application/json').send(JSON.stringify(tooLargeReply()));
+      const code = status < 500 ? -32600 : -32603;
+      return res
+        .code(status < 500 ? 400 : 500)
+        .header('content-type', 'application/json')
+        .send(
+          JSON.stringify(
+            errorReply(code, `${status < 500 ? 'Invalid Request' : 'Internal error'}: ${err.message}`),
+          ),
+        );
+    });
+    scope.post(path, handle);
+    scope.get(path, handle);
+    scope.delete(path, handle);
+  });
 }

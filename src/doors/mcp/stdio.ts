@@ -1,6 +1,6 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Engine } from '../../engine/engine.js';
 import { log } from '../../engine/log.js';
+import { LineTransport } from './line-transport.js';
 import { createMcpDoor, type McpDoorOptions } from './server.js';
 
 /** How long a graceful close may take before the browsers we launched are killed. */
@@ -41,6 +41,8 @@ function killTree(pid: number): void {
  * signal arrives, every session is closed and the engine's browsers with it;
  * if that takes longer than CLOSE_GRACE_MS the launched browsers are killed.
  * stdout carries only protocol messages: stray console output goes to stderr.
+ * A line is at most 8 MiB (jsonrpc.ts); longer or malformed lines get a
+ * JSON-RPC error and the server keeps serving.
  */
 export async function serveMcpStdio(engine: Engine, opts: McpDoorOptions = {}): Promise<StdioMcp> {
   console.log = console.error;
@@ -58,7 +60,8 @@ export async function serveMcpStdio(engine: Engine, opts: McpDoorOptions = {}): 
         );
     },
   });
-  const transport = new StdioServerTransport();
+  // Our own line transport: every line gets an answer, however long or malformed (line-transport.ts).
+  const transport = new LineTransport();
   let resolveDone: (why: string) => void = () => {};
   const done = new Promise<string>((r) => {
     resolveDone = r;

@@ -2,6 +2,7 @@ import type { Engine } from '../../engine/engine.js';
 import { TabwrightError, toTabwrightError } from '../../engine/errors.js';
 import { log } from '../../engine/log.js';
 import { parseParams } from '../../engine/schemas.js';
+import { LineFramer } from '../kit/line-framer.js';
 import {
   EnvelopeError,
   errorEnvelope,
@@ -13,7 +14,7 @@ import {
   type Warning,
 } from './envelope.js';
 import type { EventRouter, EventSink } from './events.js';
-import { LineFramer, MAX_LINE_BYTES } from './framing.js';
+import { MAX_LINE_BYTES } from './framing.js';
 import { writeJsonLine } from './json-writer.js';
 import type { MethodRegistry } from './registry.js';
 import type { CallContext, ProviderOptions } from './table.js';

@@ -38,7 +38,7 @@ const KIND: Record<ActionSpec['action'], ProbeKind> = {
 };
 
 /** Actions that may go without a target (they act on the focused element or the page). */
-const TARGETLESS = new Set(['press', 'scroll']);
+const TARGETLESS = new Set(['press', 'scroll', 'type']);
 
 /**
  * The action pipeline: resolve exactly one target, check the origin policy,
@@ -219,6 +219,8 @@ async function run(
       (err.code === 'browser_not_running' || err.details.status === 'blocked')
     )
       throw err;
+    // Stopped at the deadline or by the caller (typing checks between keys): the caller has its answer; free the page.
+    if (d.signal.aborted) throw new DeadlineExpired(d);
     status = 'outcome_unknown';
     warnings.push(
       `The input was sent but the browser call failed (${err instanceof Error ? err.message : String(err)}); it may or may not have taken effect. Inspect the page before repeating it.`,
@@ -363,7 +365,7 @@ async function dispatch(
       if (spec.replace && spec.text === '') await input.press('Delete');
       // One input event with the whole text by default (fast, what paste and IMEs do);
       // key by key when the page reacts to individual keys (autocomplete, key handlers).
-      if (spec.key_by_key) await input.type(spec.text);
+      if (spec.key_by_key) await input.type(spec.text, d.signal);
       else if (spec.text !== '') await input.insertText(spec.text);
       if (spec.submit) await input.press('Enter');
       return { verified: null };

@@ -142,40 +142,47 @@ const dragByIndex = def({
 const KEY_NAME =
   /^((Control|Ctrl|Shift|Alt|Meta|ControlOrMeta|Command|Cmd)\+)*(Enter|Tab|Escape|Esc|Backspace|Delete|Insert|Home|End|PageUp|PageDown|Arrow(Up|Down|Left|Right)|Space|F\d{1,2}|[A-Za-z0-9])$/;
 
+/**
+ * Free text is typed key by key into the focused element, as one engine action under one deadline
+ * (the engine stops between keys when it passes). Bounded all the same: at most this many
+ * characters; longer text belongs in input_text / type_text.
+ */
+export const MAX_SEND_KEYS_CHARS = 500;
+
+const keysParam = z
+  .string()
+  .min(1)
+  .max(
+    MAX_SEND_KEYS_CHARS,
+    `最多 ${MAX_SEND_KEYS_CHARS} 个字符（文本会逐键发送）；更长的文本请用 input_text 或 type_text（按索引）输入`,
+  );
+
 async function sendKeys(ctx: MethodContext, keys: string): Promise<Data> {
   const page = pageOf(ctx);
-  const isChord = KEY_NAME.test(keys) && (keys.length > 1 || keys.includes('+'));
-  const chords = isChord
-    ? [
-        keys
-          .replace(/^Ctrl\+/, 'Control+')
-          .replace(/\bEsc$/, 'Escape')
-          .replace(/\bSpace$/, ' '),
-      ]
-    : [...keys];
-  let last: Data = {};
-  for (const k of chords) {
-    const r = await page.act(
-      undefined,
-      { action: 'press', key: k },
-      { timeoutMs: budget(undefined, READ_TIMEOUT_MS) },
-    );
-    last = actionSummary(r);
+  const timeoutMs = budget(undefined, READ_TIMEOUT_MS);
+  if (KEY_NAME.test(keys) && (keys.length > 1 || keys.includes('+'))) {
+    const chord = keys
+      .replace(/^Ctrl\+/, 'Control+')
+      .replace(/\bEsc$/, 'Escape')
+      .replace(/\bSpace$/, ' ');
+    const r = await page.act(undefined, { action: 'press', key: chord }, { timeoutMs });
+    return { mode: 'press', keys, ...actionSummary(r) };
   }
-  return isChord ? { mode: 'press', keys, ...last } : { mode: 'type', text: keys, ...last };
+  const r = await page.act(undefined, { action: 'type', text: keys, key_by_key: true }, { timeoutMs });
+  return { mode: 'type', text: keys, ...actionSummary(r) };
 }
 
 const sendKeysDef = def({
   name: 'send_keys',
   task: 'existing',
-  schema: z.object({ keys: z.string().min(1) }),
+  schema: z.object({ keys: keysParam }),
   run: (ctx, p) => sendKeys(ctx, p.keys),
 });
 
 const pressKey = def({
   name: 'press_key',
   task: 'existing',
-  schema: z.object({ key: z.string().min(1).optional(), keys: z.string().min(1).optional() }),
+  schema: z.object({ key: keysParam.optional(), keys: keysParam.optional() }),
   async run(ctx, p) {
     const k = p.key ?? p.keys;
     if (!k) throw fail(ctx.method, 'ACTION_FAILED', '缺少参数 key', { invalidArgument: true, field: 'key' });

@@ -231,6 +231,11 @@ export class PipeExecutor {
     return { data: { key, area, value: typeof value === 'string' ? value : null } };
   }
 
+  /** The ids of the live zombie pages. */
+  zombieIds(): string[] {
+    return [...this.zombies.keys()];
+  }
+
   /** Closes the zombie pages (the session closes the rest). */
   async close(): Promise<void> {
     await Promise.allSettled([...this.zombies.values()].map((z) => z.close()));

@@ -36,6 +36,12 @@ export interface PipeHostOptions {
   actionTimeoutMs?: number;
   /** For tests: a fixed seed. Default: 32 random bytes. */
   seed?: string;
+  /**
+   * Starts a new session in place of one whose browser died (`tabwright pipe`
+   * closes the dead one and starts one with the same origin policy). Without
+   * it the host cannot recover and says so.
+   */
+  relaunch?: (dead: Session) => Promise<Session>;
 }
 
 export class HandshakeError extends Error {
@@ -55,7 +61,7 @@ export class HandshakeError extends Error {
  * arrival order, answering each with exactly one `response`.
  */
 export class PipeHost {
-  readonly executor: PipeExecutor;
+  executor: PipeExecutor;
   private readonly blocked = new BlockedReporter();
   agentId: string | null = null;
   supported = new Set<PipeAction>();
@@ -69,16 +75,20 @@ export class PipeHost {
   /** Resolves when the agent's stdout ends and every accepted command has been answered. */
   readonly done: Promise<void>;
   private readonly handshakeTimeoutMs: number;
+  private readonly actionTimeoutMs: number;
+  /** The browser died and the agent has not been told yet (browser_restarted, once). */
+  private deathUntold = false;
+  /** Zombie ids the dead browser took with it, for the notice. */
+  private readonly lostZombies = new Set<string>();
+  /** The relaunch under way, and the session it replaces. */
+  private relaunching: { dead: Session; done: Promise<void> } | undefined;
 
   constructor(private readonly o: PipeHostOptions) {
     this.seed = o.seed ?? generateSeed();
     this.key = deriveSessionKey(this.seed);
     this.handshakeTimeoutMs = o.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
-    this.executor = new PipeExecutor(
-      o.session,
-      o.session.page(),
-      o.actionTimeoutMs ?? ACTION_TIMEOUT_MS - 5_000,
-    );
+    this.actionTimeoutMs = o.actionTimeoutMs ?? ACTION_TIMEOUT_MS - 5_000;
+    this.executor = this.executorFor(o.session);
     const ended = new Promise<void>((r) => {
       this.endedResolve = r;
     });
@@ -90,6 +100,61 @@ export class PipeHost {
         this.handshakeWaiter?.(null);
         this.endedResolve();
       },
+    );
+  }
+
+  private executorFor(session: Session): PipeExecutor {
+    // When this browser dies, start the next one at once: the agent's next command should not wait for it.
+    session.deathGuard().catch(() => this.onBrowserDied(session));
+    return new PipeExecutor(session, session.page(), this.actionTimeoutMs);
+  }
+
+  /** The current browser died (idempotent): remember to tell the agent, and relaunch. */
+  private onBrowserDied(session: Session): void {
+    if (session !== this.executor.session || this.relaunching?.dead === session) return;
+    log.warn({ agent_id: this.agentId }, 'pipe: the browser died; starting a new one');
+    this.deathUntold = true;
+    for (const id of this.executor.zombieIds()) this.lostZombies.add(id);
+    const relaunch = this.o.relaunch;
+    const done = (async () => {
+      if (!relaunch) throw new Error('this host has no way to start a browser');
+      const fresh = await relaunch(session);
+      this.executor = this.executorFor(fresh);
+      log.info({ agent_id: this.agentId }, 'pipe: new browser started after the old one died');
+    })();
+    const current = { dead: session, done };
+    this.relaunching = current;
+    // A failed relaunch is tried again with the next command.
+    const settle = () => {
+      if (this.relaunching === current) this.relaunching = undefined;
+    };
+    done.then(settle, settle);
+  }
+
+  /** Waits for a relaunch in progress (starting one when the browser is gone); refuses when none works. */
+  private async browserReady(): Promise<void> {
+    if (this.executor.session.alive && !this.relaunching) return;
+    this.onBrowserDied(this.executor.session);
+    try {
+      await this.relaunching?.done;
+    } catch (err) {
+      throw new PipeError(
+        'internal_error',
+        `The browser stopped and a new one could not be started (${(err as Error).message}). Nothing was executed; send the command again to retry, or restart tabwright pipe.`,
+      );
+    }
+  }
+
+  /** The notice for the first response after the browser died; `cut` when it died during this command. */
+  private restartedError(cut: boolean): PipeError {
+    const zombies = this.lostZombies.size
+      ? ` and the zombie pages ${[...this.lostZombies].join(', ')} no longer exist`
+      : '';
+    this.deathUntold = false;
+    this.lostZombies.clear();
+    return new PipeError(
+      'browser_restarted',
+      `The browser stopped (it crashed or was killed) and tabwright started a new one. ${cut ? 'This command was cut short: its outcome is unknown.' : 'Nothing of this command was executed.'} All pages of the old browser are gone: the main page is blank (about:blank)${zombies}; refs from earlier snapshots and the old pages' cookies and storage are gone too. Navigate again, then repeat the command.`,
     );
   }
 
@@ -175,6 +240,7 @@ export class PipeHost {
     const queueMs = Math.round(start - received);
     let seq = 0;
     let action = '';
+    let executing = false;
     try {
       if (ev.kind === 'oversized') {
         throw new PipeError(
@@ -207,6 +273,10 @@ export class PipeHost {
         );
       }
       this.lastSeq = cmd.seq;
+      // The agent hears of a dead browser before anything else runs (the command is not executed).
+      await this.browserReady();
+      if (this.deathUntold) throw this.restartedError(false);
+      executing = true;
       const result = await this.execute(cmd);
       const blocked = this.blocked.take(this.executor.session);
       if (blocked.length) result.data = { ...result.data, blocked_requests: blocked };
@@ -223,7 +293,12 @@ export class PipeHost {
         'pipe: command',
       );
     } catch (err) {
-      const e = err instanceof PipeError ? err : new PipeError('internal_error', (err as Error).message);
+      let e = err instanceof PipeError ? err : new PipeError('internal_error', (err as Error).message);
+      // The browser died during this command: say so with this response (and relaunch, if not yet under way).
+      if (executing && (e.details.engine_code === 'browser_not_running' || !this.executor.session.alive)) {
+        this.onBrowserDied(this.executor.session);
+      }
+      if (executing && this.deathUntold) e = this.restartedError(true);
       const execMs = Math.round(performance.now() - start);
       if (e.code !== 'circuit_open') this.o.policy.breaker.recordFailure();
       this.respond(seq, e.toPayload(), queueMs, execMs);

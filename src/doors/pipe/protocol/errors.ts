@@ -18,6 +18,7 @@ export const PIPE_ERROR_CODES = [
   'element_not_actionable',
   'timeout',
   'navigation_failed',
+  'browser_restarted',
   'internal_error',
 ] as const;
 

@@ -1,0 +1,3 @@
+import { fuzzTest } from './helpers/fuzz/fuzz-test.js';
+
+fuzzTest('pipe', 400, 15);

@@ -1,0 +1,3 @@
+import { fuzzTest } from './helpers/fuzz/fuzz-test.js';
+
+fuzzTest('provider', 400, 15);

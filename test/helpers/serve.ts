@@ -1,0 +1,43 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+
+/** The built `tabwright serve` on a free port (run `npm run build` first). */
+export interface ServeProcess {
+  url: string;
+  child: ChildProcess;
+  get alive(): boolean;
+  close(): Promise<void>;
+}
+
+export async function spawnServe(home: string, args: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ['bin/tabwright.js', 'serve', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TABWRIGHT_HOME: home, TABWRIGHT_LOG: process.env.TABWRIGHT_LOG ?? 'warn' },
+  });
+  child.stderr?.resume();
+  let out = '';
+  child.stdout?.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (d: string) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`tabwright serve exited early (${code}): ${out}`)));
+  });
+  return {
+    url,
+    child,
+    get alive() {
+      return child.exitCode === null && child.signalCode === null;
+    },
+    async close() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
