@@ -516,9 +516,15 @@ export async function runWait(
         }
         const st = await c.evaluate(ctx, p.v);
         if (!probed) {
-          // Could not look this time (navigating, busy): never claim success from an old observation.
+          // Could not look this time (navigating, busy): never claim success from an old observation,
+          // but a timeout report keeps what was last seen (marked stale) instead of inventing a failure.
+          st.observed = {
+            ...(st.observed as object),
+            stale: true,
+            last_satisfied: st.satisfied,
+            error: probeError,
+          };
           st.satisfied = false;
-          st.observed = { ...(st.observed as object), stale: true, error: probeError };
         }
         states.push(st);
       } else {
@@ -539,6 +545,11 @@ export async function runWait(
     if (deadline.remaining() <= poll + margin || deadline.signal.aborted) break;
     await sleep(poll);
   }
+  // The report: a stale condition counts as what it was when last observed.
+  const lastSeen = (s: ConditionState) =>
+    s.satisfied ||
+    (s.observed as { stale?: boolean; last_satisfied?: boolean } | null)?.last_satisfied === true;
+  states = states.map((s) => (lastSeen(s) && !s.satisfied ? { ...s, satisfied: true } : s));
   const failed = states.filter((s) => !s.satisfied);
   throw new TabwrightError(
     'not_ready',
