@@ -24,11 +24,9 @@ async function operationsByFile(): Promise<{ file: string; op: OperationInfo }[]
   const out: { file: string; op: OperationInfo }[] = [];
   for (const f of readdirSync(dir).sort()) {
     if (!f.endsWith('.ts') || ['all.ts', 'define.ts', 'index.ts'].includes(f)) continue;
-    const mod = (await import(join(dir, f))) as Record<string, unknown>;
-    for (const v of Object.values(mod)) {
-      if (v && typeof v === 'object' && 'effect' in v && 'call' in v)
-        out.push({ file: `src/engine/ops/${f}`, op: v as OperationInfo });
-    }
+    // An ops family file exports operations only (shared schemas live in src/engine/schemas.ts).
+    const mod = (await import(join(dir, f))) as Record<string, OperationInfo>;
+    for (const op of Object.values(mod)) out.push({ file: `src/engine/ops/${f}`, op });
   }
   return out;
 }
