@@ -7,7 +7,10 @@
  * closed target, a disconnected browser) so that driver wording never leaks.
  */
 
+import type { LaunchedProcess } from './process-tree.js';
 import type { RawBackendOps } from './raw.js';
+
+export type { LaunchedProcess } from './process-tree.js';
 
 export type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
 
@@ -16,6 +19,11 @@ export interface LaunchSettings {
   headless: boolean;
   /** Extra command-line flags, appended to the backend's own. */
   args?: string[];
+  /**
+   * A directory for this browser's scratch files (downloads before they are saved, other artifacts),
+   * created by the engine and removed by it when the browser is gone.
+   */
+  workDir?: string;
 }
 
 export interface NavigationResult {
@@ -68,6 +76,13 @@ export interface BackendBrowser {
   pid(): Promise<number | undefined>;
   /** The backend's raw escape hatches (raw protocol sessions, tracing), when it has them. */
   raw(): RawBackendOps | undefined;
+  /** The process this backend launched (pid, its temporary profile), or null for one we attached to. */
+  launchedProcess(): LaunchedProcess | null;
+  /**
+   * Last resort when a graceful close did not finish: kills a process we launched (its group) and
+   * removes its temporary profile, synchronously. Does nothing for a browser we attached to.
+   */
+  forceClose(): void;
 }
 
 export interface BackendContext {

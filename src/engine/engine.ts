@@ -8,6 +8,7 @@ import { TabwrightError } from './errors.js';
 import { profileDir, tabwrightHome } from './home.js';
 import { HumanInputStore } from './human-input.js';
 import { IdSource } from './ids.js';
+import { LaunchRecords } from './launch-records.js';
 import { log } from './log.js';
 import type { Page } from './page.js';
 import { OriginPolicy, type OriginPolicyInput } from './policy.js';
@@ -81,6 +82,7 @@ export class Engine {
     if (!opts?.backends?.length)
       throw new Error('Engine needs at least one backend (see src/cli/compose.ts).');
     this.backends = opts.backends;
+    this.launchRecords = new LaunchRecords(opts.home ?? tabwrightHome());
     this.home = opts.home ?? tabwrightHome();
     this.headless = opts.headless ?? true;
     this.executablePath = opts.executablePath;
@@ -110,7 +112,12 @@ export class Engine {
   private launchSettings(backend: Backend) {
     const executablePath =
       backend === this.backends[0] && this.executablePath ? this.executablePath : backend.executable();
-    return { executablePath, headless: this.headless, args: this.extraArgs };
+    return {
+      executablePath,
+      headless: this.headless,
+      args: this.extraArgs,
+      workDir: this.launchRecords.newWorkDir(),
+    };
   }
 
   /** The shared browser of ephemeral sessions, launched on first use and relaunched after it dies. */
@@ -129,9 +136,30 @@ export class Engine {
     };
     launching.then((b) => {
       log.info({ family, version: b.version() }, 'shared browser launched');
+      this.track(b);
       b.onDisconnected(forget);
     }, forget);
     return launching;
+  }
+
+  /** Browsers this engine launched (shared and persistent) that are still running. */
+  private readonly launched = new Set<BackendBrowser>();
+  private readonly launchRecords: LaunchRecords;
+
+  /**
+   * Remembers a launched browser: for a forced close, and on disk for a crash of this process. When
+   * it is gone its temporary profile and work directory are removed (the driver's own clean-up may
+   * not run before the process exits).
+   */
+  private track(b: BackendBrowser): void {
+    const p = b.launchedProcess();
+    if (!p) return;
+    this.launched.add(b);
+    const record = this.launchRecords.add(p);
+    b.onDisconnected(() => {
+      this.launched.delete(b);
+      record.closed();
+    });
   }
 
   async startSession(req: SessionRequest = {}, opts: OperationOptions = {}): Promise<Session> {
@@ -208,6 +236,7 @@ export class Engine {
           const { browser, context } = await backend.launchPersistent(this.launchSettings(backend), dir, {
             proxyServer: proxy?.url,
           });
+          this.track(browser);
           const s = new Session({
             ...common,
             kind,
@@ -285,13 +314,34 @@ export class Engine {
   }
 
   /** Closes every session and the shared browser. */
-  async close(): Promise<void> {
+  /**
+   * Closes every session and the shared browsers. With `graceMs`, a close that takes longer (a busy
+   * or hung browser, a process about to exit) is finished by force: the browsers this engine launched
+   * are killed and their temporary profiles removed, so nothing is left behind either way.
+   */
+  async close(opts: { graceMs?: number } = {}): Promise<void> {
     this.closing = true;
     this.humanInput.close();
-    await Promise.allSettled(this.sessions().map((s) => this.closeSession(s.id)));
-    const shared = [...this.shared.values()];
-    this.shared.clear();
-    await Promise.allSettled(shared.map(async (b) => (await b.catch(() => undefined))?.close()));
+    const graceful = (async () => {
+      await Promise.allSettled(this.sessions().map((s) => this.closeSession(s.id)));
+      const shared = [...this.shared.values()];
+      this.shared.clear();
+      await Promise.allSettled(shared.map(async (b) => (await b.catch(() => undefined))?.close()));
+    })();
+    if (opts.graceMs === undefined) await graceful;
+    else {
+      const inTime = await Promise.race([
+        graceful.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), opts.graceMs).unref()),
+      ]);
+      if (!inTime) {
+        const pids = [...this.launched].map((b) => b.launchedProcess()?.pid);
+        for (const b of this.launched) b.forceClose();
+        log.info({ pids }, 'browsers not closed within the grace period: killed, temporary profiles removed');
+      }
+    }
+    // Whatever this engine launched is gone now: nothing of it stays on disk.
+    this.launchRecords.removeAll();
     this.closing = false;
   }
 

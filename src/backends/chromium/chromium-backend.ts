@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { TabwrightError } from '../../engine/errors.js';
 import type {
@@ -63,11 +65,17 @@ export class ChromiumBackend implements Backend {
         executablePath: settings.executablePath,
         headless: settings.headless,
         args: chromiumFlags(settings.args),
+        // Downloads wait here before they are saved: a directory the engine removes, not a temporary one
+        // playwright-core would leave behind when the process exits before it cleans up.
+        downloadsPath: settings.workDir ? join(settings.workDir, 'downloads') : undefined,
+        env: browserEnv(settings.workDir),
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
       });
-      return new ChromiumBrowser(browser, 'launched');
+      const wrapped = new ChromiumBrowser(browser, 'launched');
+      await wrapped.learnProcess(settings.workDir);
+      return wrapped;
     } catch (err) {
       throw launchFailure(err, settings.executablePath);
     }
@@ -84,6 +92,8 @@ export class ChromiumBackend implements Backend {
         headless: settings.headless,
         args: chromiumFlags(settings.args),
         proxy: chromiumProxy(network),
+        downloadsPath: settings.workDir ? join(settings.workDir, 'downloads') : undefined,
+        env: browserEnv(settings.workDir),
         acceptDownloads: true,
         viewport: { width: 1280, height: 800 },
         handleSIGINT: false,
@@ -93,6 +103,7 @@ export class ChromiumBackend implements Backend {
       const pwBrowser = context.browser();
       if (!pwBrowser) throw new Error('persistent context has no browser');
       const browser = new ChromiumBrowser(pwBrowser, 'persistent');
+      await browser.learnProcess(settings.workDir);
       return { browser, context: browser.wrapContext(context) };
     } catch (err) {
       if (/ProcessSingleton|profile.*in use|SingletonLock/i.test(String(err))) {
@@ -131,6 +142,14 @@ export class ChromiumBackend implements Backend {
       );
     }
   }
+}
+
+/** The browser's environment: its own temporary files (sockets, shared memory) go into the work directory. */
+function browserEnv(workDir: string | undefined): Record<string, string> | undefined {
+  if (!workDir) return undefined;
+  const tmp = join(workDir, 'tmp');
+  mkdirSync(tmp, { recursive: true, mode: 0o700 });
+  return { ...(process.env as Record<string, string>), TMPDIR: tmp };
 }
 
 function firstLineOf(err: unknown): string {

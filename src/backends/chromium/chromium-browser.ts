@@ -14,6 +14,7 @@ import type {
   RequestFilter,
   RequestFilterOptions,
 } from '../backend.js';
+import { commandLineFlag, forceClose, type LaunchedProcess } from '../process-tree.js';
 import type { RawBackendOps } from '../raw.js';
 import { ChromiumPage } from './chromium-page.js';
 import { chromiumRaw } from './raw.js';
@@ -43,10 +44,12 @@ export class ChromiumBrowser implements BackendBrowser {
   private readonly contexts = new WeakMap<BrowserContext, ChromiumContext>();
   private readonly ownedContexts = new Set<BrowserContext>();
 
+  /** Learnt right after a launch (learnProcess): what a forced close needs without a round trip. */
+  private launched: LaunchedProcess | null = null;
+
   constructor(
     readonly pw: Browser,
     readonly connection: ChromiumConnection,
-    private readonly launchedPid?: number,
   ) {
     this.label = 'Chromium';
     pw.on('disconnected', () => {
@@ -123,8 +126,28 @@ export class ChromiumBrowser implements BackendBrowser {
     return chromiumRaw;
   }
 
+  /**
+   * Launched browsers only: the browser process and, for a non-persistent launch, the temporary
+   * profile playwright-core created for it (its --user-data-dir), which a kill would leave behind.
+   */
+  async learnProcess(workDir: string | undefined): Promise<void> {
+    if (this.connection !== 'launched' && this.connection !== 'persistent') return;
+    const pid = await this.pid();
+    if (!pid) return;
+    const dir = this.connection === 'launched' ? commandLineFlag(pid, 'user-data-dir') : null;
+    this.launched = { pid, temporaryProfile: dir, workDir: workDir ?? null };
+  }
+
+  launchedProcess(): LaunchedProcess | null {
+    return this.launched;
+  }
+
+  forceClose(): void {
+    if (this.launched) forceClose(this.launched);
+  }
+
   async pid(): Promise<number | undefined> {
-    if (this.launchedPid) return this.launchedPid;
+    if (this.launched) return this.launched.pid;
     try {
       const cdp = await this.pw.newBrowserCDPSession();
       const info = (await cdp.send('SystemInfo.getProcessInfo')) as {

@@ -1,5 +1,5 @@
+import { log } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
-import { log } from '../../engine/log.js';
 import { LineTransport } from './line-transport.js';
 import { createMcpDoor, type McpDoorOptions } from './server.js';
 
@@ -15,6 +15,7 @@ export interface StdioMcp {
   shutdown(reason: string): Promise<void>;
 }
 
+/** Whether our parent process still exists (a client that died without closing the pipe). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -24,22 +25,12 @@ function alive(pid: number): boolean {
   }
 }
 
-/** SIGKILL to the browser's process group (Playwright starts it as a group leader), else to the process. */
-function killTree(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-    return;
-  } catch {}
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {}
-}
-
 /**
  * Serves MCP on stdin/stdout for one client. Orphan safety: when stdin ends
  * (the client closed the pipe or died), the parent process goes away, or a
  * signal arrives, every session is closed and the engine's browsers with it;
- * if that takes longer than CLOSE_GRACE_MS the launched browsers are killed.
+ * if that takes longer than the grace period the engine kills the browsers it launched (and removes
+ * their temporary profiles).
  * stdout carries only protocol messages: stray console output goes to stderr.
  * A line is at most 8 MiB (jsonrpc.ts); longer or malformed lines get a
  * JSON-RPC error and the server keeps serving.
@@ -47,19 +38,7 @@ function killTree(pid: number): void {
 export async function serveMcpStdio(engine: Engine, opts: McpDoorOptions = {}): Promise<StdioMcp> {
   console.log = console.error;
   console.info = console.error;
-  // Pids of the browsers we launched, learnt when sessions start: the last resort must not need a round trip.
-  const pids = new Set<number>();
-  const door = createMcpDoor(engine, {
-    ...opts,
-    onSession: (s) => {
-      opts.onSession?.(s);
-      if (s.kind === 'ephemeral' || s.kind === 'persistent')
-        void s.browser.pid().then(
-          (pid) => pid && pids.add(pid),
-          () => {},
-        );
-    },
-  });
+  const door = createMcpDoor(engine, opts);
   // Our own line transport: every line gets an answer, however long or malformed (line-transport.ts).
   const transport = new LineTransport();
   let resolveDone: (why: string) => void = () => {};
@@ -70,21 +49,13 @@ export async function serveMcpStdio(engine: Engine, opts: McpDoorOptions = {}): 
   const shutdown = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       log.info({ reason }, 'mcp stdio: shutting down');
-      const graceful = (async () => {
-        await door.close().catch(() => {});
-        await engine.close().catch(() => {});
-      })();
-      // Ephemeral contexts hold nothing worth saving: a short grace. Profiles and remote contexts get longer.
+      // Ephemeral contexts hold nothing worth saving: a short grace. Profiles and remote contexts get
+      // longer. Past it the engine kills the browsers it launched and removes their temporary profiles.
       const careful = engine.sessions().some((s) => s.kind === 'persistent' || s.kind === 'remote');
-      const grace = careful ? CLOSE_GRACE_MS : EPHEMERAL_GRACE_MS;
-      const inTime = await Promise.race([
-        graceful.then(() => true),
-        new Promise<boolean>((r) => setTimeout(() => r(false), grace).unref()),
-      ]);
-      if (!inTime) {
-        for (const pid of pids) killTree(pid);
-        log.info({ pids: [...pids] }, 'mcp stdio: browsers not closed within the grace period; killed');
-      }
+      const graceMs = careful ? CLOSE_GRACE_MS : EPHEMERAL_GRACE_MS;
+      const closeDoor = door.close().catch(() => {});
+      await Promise.race([closeDoor, new Promise((r) => setTimeout(r, graceMs).unref())]);
+      await engine.close({ graceMs }).catch(() => {});
       resolveDone(reason);
     })();
     return stopping;

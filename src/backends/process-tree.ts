@@ -1,0 +1,58 @@
+import { readFileSync, rmSync } from 'node:fs';
+
+/**
+ * What a backend knows of a browser process it launched, and the last resort for it: a forced close
+ * that kills the process group and removes the temporary profile, synchronously (it must work in a
+ * process that is about to exit). Driver-neutral: any backend that launches a process uses it.
+ */
+export interface LaunchedProcess {
+  pid: number;
+  /** A profile directory the launch created for this process alone (removed with it), or null. */
+  temporaryProfile: string | null;
+  /** LaunchSettings.workDir, removed with the process. */
+  workDir: string | null;
+}
+
+/** The value of `--<flag>=…` on a process's command line (Linux /proc); null when unknown. */
+export function commandLineFlag(pid: number, flag: string): string | null {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const prefix = `--${flag}=`;
+    const hit = args.find((a) => a.startsWith(prefix));
+    return hit ? hit.slice(prefix.length) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** SIGKILL to the process group (browsers are started as group leaders), else to the process. */
+export function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+    return;
+  } catch {}
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {}
+}
+
+/** Kills the process (group) if it still runs and removes its temporary directories; safe to call twice. */
+export function forceClose(p: LaunchedProcess): void {
+  if (isAlive(p.pid)) killGroup(p.pid);
+  removeDirectories(p);
+}
+
+/** Removes the temporary profile and work directory of a process that is gone. */
+export function removeDirectories(p: LaunchedProcess): void {
+  for (const dir of [p.temporaryProfile, p.workDir])
+    if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+}

@@ -1,0 +1,141 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LaunchedProcess } from '../backends/backend.js';
+import { isAlive as alive, killGroup } from '../backends/process-tree.js';
+import { log } from './log.js';
+
+/**
+ * What this process launched, on disk under `<home>/run/` while it runs: each browser's pid, its
+ * temporary profile and its work directory (`browser-<owner pid>-<n>/`, the scratch space the engine
+ * hands the backend). When a browser is gone its directories are removed; when the engine closes,
+ * everything it launched is; and when a tabwright process dies without closing (SIGKILL, a crash),
+ * the next engine to launch in the same home kills what is left of it and removes its directories.
+ */
+interface LaunchRecord {
+  owner_pid: number;
+  browser_pid: number;
+  temporary_profile: string | null;
+  work_dir: string | null;
+  started_at: string;
+}
+
+/** Whether `pid` is still the browser we launched (pids are reused): its command line names the profile. */
+function sameBrowser(r: LaunchRecord): boolean {
+  if (!alive(r.browser_pid) || !r.temporary_profile) return false;
+  try {
+    return readFileSync(`/proc/${r.browser_pid}/cmdline`, 'utf8').includes(r.temporary_profile);
+  } catch {
+    return false;
+  }
+}
+
+function removeDirs(r: Pick<LaunchRecord, 'temporary_profile' | 'work_dir'>): void {
+  for (const dir of [r.temporary_profile, r.work_dir])
+    if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+}
+
+export class LaunchRecords {
+  private readonly dir: string;
+  private swept = false;
+  private workDirs = 0;
+  /** Records of this process, by file. */
+  private readonly mine = new Map<string, LaunchRecord>();
+
+  constructor(home: string) {
+    this.dir = join(home, 'run');
+  }
+
+  /** A fresh work directory for the next launch (removed with the browser). */
+  newWorkDir(): string {
+    this.sweep();
+    const dir = join(this.dir, `browser-${process.pid}-${++this.workDirs}`);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }
+
+  /** Records a launched browser; `closed()` removes its directories and the record once it is gone. */
+  add(p: LaunchedProcess): { closed(): void } {
+    this.sweep();
+    const file = join(this.dir, `${process.pid}-${p.pid}.json`);
+    const record: LaunchRecord = {
+      owner_pid: process.pid,
+      browser_pid: p.pid,
+      temporary_profile: p.temporaryProfile,
+      work_dir: p.workDir,
+      started_at: new Date().toISOString(),
+    };
+    this.mine.set(file, record);
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+    } catch (err) {
+      log.warn(
+        { err: String(err), dir: this.dir },
+        'cannot record a launched browser (a crash would leave it)',
+      );
+    }
+    return {
+      closed: () => {
+        // The disconnect can come a moment before the process has exited: remove once it is gone.
+        const finish = () => this.finish(file);
+        if (!alive(p.pid)) finish();
+        else setTimeout(finish, 1000).unref();
+      },
+    };
+  }
+
+  private finish(file: string): void {
+    const r = this.mine.get(file);
+    if (!r) return;
+    this.mine.delete(file);
+    if (alive(r.browser_pid) && sameBrowser(r)) killGroup(r.browser_pid);
+    removeDirs(r);
+    rmSync(file, { force: true });
+  }
+
+  /** At engine close: every browser this process launched is gone or being killed; remove what is left. */
+  removeAll(): void {
+    for (const file of [...this.mine.keys()]) this.finish(file);
+    try {
+      for (const f of readdirSync(this.dir))
+        if (f.startsWith(`browser-${process.pid}-`))
+          rmSync(join(this.dir, f), { recursive: true, force: true });
+    } catch {}
+  }
+
+  /** Once per process: cleans up after owners that are gone. */
+  sweep(): void {
+    if (this.swept) return;
+    this.swept = true;
+    let files: string[];
+    try {
+      files = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const f of files) {
+      const path = join(this.dir, f);
+      const orphanDir = /^browser-(\d+)-\d+$/.exec(f);
+      if (orphanDir) {
+        if (!alive(Number(orphanDir[1]))) rmSync(path, { recursive: true, force: true });
+        continue;
+      }
+      if (!f.endsWith('.json')) continue;
+      let r: LaunchRecord;
+      try {
+        r = JSON.parse(readFileSync(path, 'utf8')) as LaunchRecord;
+      } catch {
+        rmSync(path, { force: true });
+        continue;
+      }
+      if (alive(r.owner_pid)) continue;
+      if (sameBrowser(r)) killGroup(r.browser_pid);
+      removeDirs(r);
+      rmSync(path, { force: true });
+      log.info(
+        { owner_pid: r.owner_pid, browser_pid: r.browser_pid },
+        'cleaned up after a tabwright process that did not close',
+      );
+    }
+  }
+}

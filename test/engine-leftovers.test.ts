@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { newEngine, tempHome } from './helpers/engine.js';
+
+// Nothing a session creates is left after it closes: no browser process, no temporary profile, no
+// work directory, whether the engine closes gracefully, by force, or its process is killed outright.
+// (Run `npm run -s build` first: the last two tests spawn the CLI.)
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const records = (home: string) => {
+  const dir = join(home, 'run');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>);
+};
+
+async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const homes: { cleanup(): void }[] = [];
+after(() => {
+  for (const h of homes) h.cleanup();
+});
+
+describe('leftovers', () => {
+  test('a graceful close and a forced one leave no process, profile or work directory', async () => {
+    for (const graceMs of [undefined, 0]) {
+      const home = tempHome();
+      homes.push(home);
+      const engine = newEngine(home.dir);
+      const s = await engine.startSession({}, { timeoutMs: 30_000 });
+      await s.page().open('about:blank');
+      const [rec] = records(home.dir);
+      assert.ok(rec, 'the launched browser is recorded');
+      const pid = rec.browser_pid as number;
+      const profile = rec.temporary_profile as string;
+      assert.ok(profile && existsSync(profile), `its temporary profile exists (${profile})`);
+      assert.ok(existsSync(rec.work_dir as string));
+      await engine.close(graceMs === undefined ? {} : { graceMs });
+      await until(`browser ${pid} to exit`, () => !alive(pid));
+      assert.equal(existsSync(profile), false, `profile ${profile} removed (grace ${graceMs})`);
+      assert.equal(existsSync(rec.work_dir as string), false, 'work directory removed');
+      assert.deepEqual(records(home.dir), [], 'no record left');
+    }
+  });
+
+  test('after tabwright is killed, the next engine in the same home cleans up what it left', async () => {
+    const home = tempHome();
+    homes.push(home);
+    const child = spawn(process.execPath, ['bin/tabwright.js', 'provider'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, TABWRIGHT_HOME: home.dir, TABWRIGHT_LOG: 'silent' },
+    });
+    child.stdin.write(
+      `${JSON.stringify({ protocol_version: '0.1', id: '1', method: 'session.ensure', params: {} })}\n`,
+    );
+    await until('a session in the killed process', () => records(home.dir).length === 1, 30_000);
+    const [rec] = records(home.dir);
+    const profile = rec!.temporary_profile as string;
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+    assert.ok(existsSync(profile), 'a killed process cannot clean up');
+    const engine = newEngine(home.dir);
+    try {
+      await engine.startSession({}, { timeoutMs: 30_000 });
+      assert.equal(existsSync(profile), false, 'the old profile is removed by the next launch');
+      // A killed process stays a zombie until its new parent reaps it.
+      await until('its browser to be gone', () => !alive(rec!.browser_pid as number));
+      assert.equal(records(home.dir).length, 1, 'only the new browser is recorded');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  test('tabwright mcp leaves nothing in its temporary directory when its client goes away', async () => {
+    const home = tempHome();
+    homes.push(home);
+    const tmp = mkdtempSync(join(tmpdir(), 'tabwright-leftovers-'));
+    try {
+      const child = spawn(process.execPath, ['bin/tabwright.js', 'mcp'], {
+        stdio: ['pipe', 'pipe', 'ignore'],
+        env: { ...process.env, TABWRIGHT_HOME: home.dir, TABWRIGHT_LOG: 'silent', TMPDIR: tmp },
+      });
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+      });
+      const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+      });
+      await until('initialize', () => out.includes('"id":1'));
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'navigate', arguments: { url: 'about:blank' } },
+      });
+      await until('navigate', () => out.includes('"id":2'), 30_000);
+      assert.ok(readdirSync(tmp).length > 0, 'the browser used the temporary directory');
+      const exited = once(child, 'exit');
+      child.stdin.end();
+      await exited;
+      assert.deepEqual(readdirSync(tmp), [], 'nothing left in TMPDIR');
+      assert.deepEqual(records(home.dir), []);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
