@@ -21,3 +21,9 @@ export function createEngine(settings: EngineSettings = {}): Engine {
 
 /** Makes engines with the same backends (a door that needs a second engine, e.g. a headed one). */
 export type EngineFactory = (settings: EngineSettings) => Engine;
+
+/**
+ * How long a command's shutdown waits for its browsers to close before the engine kills them (and
+ * removes their temporary profiles): a hung browser never keeps a stopped command alive.
+ */
+export const SHUTDOWN_GRACE_MS = 3000;

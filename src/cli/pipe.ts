@@ -5,7 +5,7 @@ import { splitCommandLine } from '../doors/pipe/host/argv.js';
 import { HandshakeError, PipeHost } from '../doors/pipe/host/host.js';
 import { DEFAULT_RULES, loadRules, MacPolicy, type Rules } from '../doors/pipe/protocol/rules.js';
 import { log } from '../engine/log.js';
-import { createEngine } from './compose.js';
+import { createEngine, SHUTDOWN_GRACE_MS } from './compose.js';
 
 export interface PipeCliOptions {
   agent: string;
@@ -72,7 +72,7 @@ export async function runPipe(opts: PipeCliOptions): Promise<void> {
   const startSession = () =>
     engine.startSession({ policy: { allowed_host_patterns: patterns } }, { timeoutMs: 60_000 });
   const session = await startSession().catch(async (err) => {
-    await engine.close().catch(() => {});
+    await engine.close({ graceMs: SHUTDOWN_GRACE_MS }).catch(() => {});
     return fail(`cannot start the browser: ${(err as Error).message}`, 1);
   });
 
@@ -101,7 +101,7 @@ export async function runPipe(opts: PipeCliOptions): Promise<void> {
   let host: PipeHost | undefined;
   const shutdown = async (code: number) => {
     await host?.close().catch(() => {});
-    await engine.close().catch(() => {});
+    await engine.close({ graceMs: SHUTDOWN_GRACE_MS }).catch(() => {});
     process.exit(code);
   };
   const killAgent = async () => {

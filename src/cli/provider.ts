@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { createProviderState, serveSocket, serveStdio } from '../doors/provider/server.js';
 import { log } from '../engine/log.js';
-import { createEngine } from './compose.js';
+import { createEngine, SHUTDOWN_GRACE_MS } from './compose.js';
 
 export interface ProviderCliOptions {
   browser: string;
@@ -44,7 +44,7 @@ export async function runProvider(opts: ProviderCliOptions): Promise<void> {
     stopping = true;
     log.info({ why }, 'provider shutting down');
     await closeServer?.().catch(() => {});
-    await engine.close().catch(() => {});
+    await engine.close({ graceMs: SHUTDOWN_GRACE_MS }).catch(() => {});
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

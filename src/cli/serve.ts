@@ -1,7 +1,7 @@
 import { filesOptionsFromEnv } from '../doors/http/files-config.js';
 import { startHttpServer } from '../doors/http/server.js';
 import { log } from '../engine/log.js';
-import { createEngine } from './compose.js';
+import { createEngine, SHUTDOWN_GRACE_MS } from './compose.js';
 
 export interface ServeOptions {
   host: string;
@@ -35,7 +35,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
       allowedOrigins: opts.allowOrigin,
     });
   } catch (err) {
-    await engine.close().catch(() => {});
+    await engine.close({ graceMs: SHUTDOWN_GRACE_MS }).catch(() => {});
     process.stderr.write(`tabwright serve: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);
   }
@@ -53,7 +53,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down');
     await server.close().catch(() => {});
-    await engine.close().catch(() => {});
+    await engine.close({ graceMs: SHUTDOWN_GRACE_MS }).catch(() => {});
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
