@@ -69,7 +69,10 @@ describe('page model', () => {
     byName(s, 'button', 'Go');
     const card = find(s, (n) => n.clickable === true && n.name === 'Clickable card');
     assert.ok(card?.element_ref, 'cursor:pointer div promoted');
-    assert.match(s.text, new RegExp(`clickable "Clickable card" \\[ref=${card.element_ref}\\]`));
+    assert.match(
+      s.text,
+      new RegExp(`generic "Clickable card" \\[clickable\\] \\[ref=${card.element_ref}\\]`),
+    );
     assert.ok(find(s, (n) => n.clickable === true && n.name === 'onclick div'));
     assert.ok(find(s, (n) => n.clickable === true && n.name === 'focusable span'));
     const table = byName(s, 'table', 'Prices');

@@ -63,8 +63,13 @@ export function quote(s: string): string {
   return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
-export function statesText(st: NodeStates | undefined, covered: boolean | undefined): string {
+export function statesText(
+  st: NodeStates | undefined,
+  covered: boolean | undefined,
+  clickable?: boolean,
+): string {
   const parts: string[] = [];
+  if (clickable) parts.push('clickable');
   if (st) {
     if (st.checked === true) parts.push('checked');
     else if (st.checked === 'mixed') parts.push('checked=mixed');
@@ -87,10 +92,10 @@ export function statesText(st: NodeStates | undefined, covered: boolean | undefi
 /** The line for one node, without indentation or children. `withRef` forces the ref (diffs). */
 export function nodeLine(n: SnapshotNode, o: RenderOptions, withRef: boolean, omitName = false): string {
   if (n.role === 'text') return n.text ?? '';
-  const role = n.clickable ? 'clickable' : n.role;
-  let s = role;
+  // The browser's role, always; a promoted clickable says so as a marker, like a state.
+  let s = n.role;
   if (n.name && !omitName) s += ` ${quote(n.name)}`;
-  s += statesText(n.states, n.covered);
+  s += statesText(n.states, n.covered, n.clickable);
   if (n.element_ref && (withRef || n.interactive || n.role === 'iframe')) s += ` [ref=${n.element_ref}]`;
   if (n.value !== undefined && n.value !== '') s += ` value=${quote(n.value)}`;
   if (o.includeUrls && n.url) s += ` -> ${n.url}`;
