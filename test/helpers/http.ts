@@ -28,7 +28,6 @@ export interface DoorHarness {
     params?: Json,
     extra?: Json,
   ): Promise<{ status: number; json: Json }>;
-  /** Starts a task and returns its id. */
   /** `start` with optional parameters (e.g. allowedOrigins); the new task's id. */
   start(params?: Json): Promise<string>;
   page(name: string): string;
