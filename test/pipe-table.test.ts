@@ -20,7 +20,10 @@ test('docs/pipe-protocol.md names the operations of every action, as the table h
   const section = doc.slice(doc.indexOf('### Where each action lives'), doc.indexOf('## Error codes'));
   const documented = new Map<string, string[]>();
   for (const m of section.matchAll(/^\| `(\w+)` \| (.+) \|$/gm))
-    documented.set(m[1]!, [...m[2]!.matchAll(/`([^`]+)`/g)].map((x) => x[1]!));
+    documented.set(
+      m[1]!,
+      [...m[2]!.matchAll(/`([^`]+)`/g)].map((x) => x[1]!),
+    );
   assert.deepEqual(
     Object.fromEntries(documented),
     Object.fromEntries(PIPE_TABLE.list().map((m) => [m.name, m.ops.map((o) => o.name)])),
