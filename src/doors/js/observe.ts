@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ops } from '../../engine/api.js';
 import type { Page as EnginePage } from '../../engine/page.js';
+import type { ActionCandidate } from '../../engine/semantics/candidates.js';
 
 /**
  * page.observe(): a bounded list of candidates with opaque one-time handles
@@ -10,18 +11,11 @@ import type { Page as EnginePage } from '../../engine/page.js';
  */
 export type Operation = 'click' | 'type' | 'press' | 'select' | 'scroll_into_view';
 
-export interface Candidate {
-  id: string;
-  role: string;
-  label: string;
-  operations: Operation[];
-  value?: string;
-  checked?: boolean | 'mixed';
-  selected?: boolean;
-  expanded?: boolean;
-  options?: string[];
-  context?: string;
-}
+/** One candidate: a one-time handle, the operations it offers, and the engine's facts about it. */
+export type Candidate = { id: string; operations: Operation[] } & Omit<
+  ActionCandidate,
+  'element_ref' | 'actions'
+>;
 
 export interface Observation {
   observationId: string;
