@@ -22,16 +22,16 @@ function fakeSession(): { session: Session; network: NetworkPolicy } {
 const beacon = (n: NetworkPolicy, path: string) =>
   n.judgeProxied({ via: 'http', url: `http://127.0.0.2/${path}`, method: 'POST', headers: {} });
 
-test('each record is reported once, oldest first, at most 20 per response; long URLs are cut and marked', () => {
+test('each record is reported once, oldest first, at most 20 per response; long URLs are cut and marked', async () => {
   const { session, network } = fakeSession();
   const r = new BlockedReporter();
-  assert.deepEqual(r.take(session), []);
+  assert.deepEqual(await r.take(session), []);
   for (let i = 0; i < 25; i++) beacon(network, `b${i}`);
   beacon(network, `long?${'x'.repeat(3000)}`);
-  const first = r.take(session);
+  const first = await r.take(session);
   assert.equal(first.length, 20);
   assert.equal(first[0]!.url, 'http://127.0.0.2/b0');
-  const second = r.take(session);
+  const second = await r.take(session);
   assert.deepEqual(
     second.map((b) => b.seq),
     [21, 22, 23, 24, 25, 26],
@@ -43,12 +43,12 @@ test('each record is reported once, oldest first, at most 20 per response; long 
     { kind: long.kind, method: long.method, page_id: long.page_id },
     { kind: 'background', method: 'POST', page_id: null },
   );
-  assert.deepEqual(r.take(session), []);
+  assert.deepEqual(await r.take(session), []);
   // A new session (the host relaunched its browser) is reported from its first record on.
   const other = fakeSession();
   beacon(other.network, 'again');
   assert.deepEqual(
-    r.take(other.session).map((b) => b.url),
+    (await r.take(other.session)).map((b) => b.url),
     ['http://127.0.0.2/again'],
   );
 });

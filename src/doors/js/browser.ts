@@ -1,14 +1,14 @@
+import { OriginPolicy, ops, TabwrightError } from '../../engine/api.js';
 import type { DialogPolicyInput } from '../../engine/dialogs.js';
 import type { Engine } from '../../engine/engine.js';
-import { TabwrightError } from '../../engine/errors.js';
 import type { Page as EnginePage } from '../../engine/page.js';
-import { OriginPolicy } from '../../engine/policy.js';
-import { pageTargetId, type RawCdpSession, sessionCdpSession } from '../../engine/raw.js';
+import type { RawCdpSession } from '../../engine/raw.js';
 import type { Session } from '../../engine/session.js';
 import { detectBrowsers } from './discovery.js';
 import type { EngineFactory } from './harness.js';
 import { HarnessPage, type PageHost } from './page.js';
 import { type CallOptions, engineOpts } from './results.js';
+import { PageSignals } from './signals.js';
 
 export interface ConnectOptions extends CallOptions {
   port?: number;
@@ -24,7 +24,7 @@ export interface ScopeOptions extends CallOptions {
 }
 
 type Connection =
-  | { mode: 'attach'; endpoint: string; session: Session; generation: number }
+  | { mode: 'attach'; endpoint: string; session: Session; browser: string | null; generation: number }
   | { mode: 'launch'; engine: Engine; sessions: Set<Session>; generation: number; headless: boolean };
 
 /** Validates allowedOrigins: 1-32 exact http(s) origins, no paths, wildcards or credentials. */
@@ -48,6 +48,11 @@ export function parseAllowedOrigins(list: unknown): { origins: string[]; policy:
   }
   const policy = OriginPolicy.parse({ allowed_origins: list as string[] });
   return { origins: [...policy.origins], policy };
+}
+
+/** Closes a session through its engine (an attach session only disconnects); already gone is fine. */
+function closeSession(engine: Engine, session: Session): Promise<void> {
+  return ops.closeSession.call(engine, { session_id: session.id }).catch(() => {});
 }
 
 /**
@@ -134,8 +139,9 @@ export class HarnessBrowser {
         `Already ${this.conn.mode === 'attach' ? `connected to ${this.conn.endpoint}` : 'using a launched browser'}; never switched silently. Call browser.disconnect() first.`,
       );
     }
-    const session = await this.defaultEngine.startSession({ kind: 'attach', endpoint }, eo);
-    this.conn = { mode: 'attach', endpoint, session, generation: ++this.gen };
+    const session = await ops.startSession.call(this.defaultEngine, { kind: 'attach', endpoint }, eo);
+    const { browser_version } = await ops.sessionInfo.call(session, {});
+    this.conn = { mode: 'attach', endpoint, session, browser: browser_version, generation: ++this.gen };
     return this.describe();
   }
 
@@ -168,7 +174,7 @@ export class HarnessBrowser {
         connected: c.session.alive,
         mode: 'attach',
         endpoint: c.endpoint,
-        browser: c.session.info().browser_version,
+        browser: c.browser,
         generation: c.generation,
       };
     return { connected: true, mode: 'launch', headless: c.headless, generation: c.generation };
@@ -193,7 +199,7 @@ export class HarnessBrowser {
   async tabs(): Promise<{ targetId: string; url: string; title: string; attached: boolean }[]> {
     const c = this.need();
     if (c.mode === 'attach') {
-      const raw = await sessionCdpSession(c.session);
+      const raw = await ops.browserProtocolSession.call(c.session, {});
       try {
         const r = (await raw.send('Target.getTargets')) as {
           targetInfos: { targetId: string; type: string; url: string; title: string; attached: boolean }[];
@@ -208,9 +214,11 @@ export class HarnessBrowser {
     const out: { targetId: string; url: string; title: string; attached: boolean }[] = [];
     for (const s of c.sessions) {
       if (!s.alive) continue;
-      for (const p of s.pages()) {
-        const i = await p.freshInfo();
-        out.push({ targetId: await pageTargetId(p), url: i.url, title: i.title, attached: true });
+      const pages = new Map(s.pages().map((p) => [p.id, p]));
+      for (const i of await ops.listTabs.call(s, {})) {
+        const p = pages.get(i.page_id);
+        if (!p) continue;
+        out.push({ targetId: await ops.targetId.call(p, {}), url: i.url, title: i.title, attached: true });
       }
     }
     return out;
@@ -219,23 +227,25 @@ export class HarnessBrowser {
   private async wrap(
     engine: EnginePage,
     session: Session,
-    disposeClosesSession: boolean,
+    /** The engine that closes the page's session on dispose (attach: only that connection), or none. */
+    closesSessionOf: Engine | null,
     origins: string[],
     policy: OriginPolicy,
     dialogs?: DialogPolicyInput,
     blockedSince?: number,
   ): Promise<HarnessPage> {
-    if (dialogs !== undefined) session.setDialogPolicy(dialogs);
+    if (dialogs !== undefined) await ops.dialogPolicy.call(session, { policy: dialogs });
     const page = new HarnessPage({
       engine,
       session,
-      disposeClosesSession,
+      closeSession: closesSessionOf ? () => closeSession(closesSessionOf, session) : undefined,
       generation: this.gen,
       policy,
       allowedOrigins: origins,
-      targetId: await pageTargetId(engine),
+      targetId: await ops.targetId.call(engine, {}),
       host: this.host(),
-      blockedSince,
+      signals: await PageSignals.start(engine, blockedSince),
+      raw: await ops.pageProtocolChannel.call(engine, {}),
     });
     this.pages.add(page);
     await this.hooks.pageOpened(session);
@@ -250,14 +260,12 @@ export class HarnessBrowser {
     const c = this.need();
     const eo = engineOpts({ timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal });
     if (c.mode === 'attach') {
-      const session = await this.defaultEngine
-        .startSession({ kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } }, eo)
-        .catch(harnessTerms);
+      const session = await this.attachSession(c.endpoint, origins, eo);
       for (const p of session.pages()) {
-        if ((await pageTargetId(p).catch(() => '')) === targetId)
-          return this.wrap(p, session, true, origins, policy, opts.dialogs);
+        if ((await ops.targetId.call(p, {}).catch(() => '')) === targetId)
+          return this.wrap(p, session, this.defaultEngine, origins, policy, opts.dialogs);
       }
-      await session.close().catch(() => {});
+      await closeSession(this.defaultEngine, session);
       throw new TabwrightError(
         'page_not_found',
         `No tab with targetId ${targetId}. List them with browser.tabs().`,
@@ -266,14 +274,14 @@ export class HarnessBrowser {
     }
     for (const s of c.sessions) {
       for (const p of s.alive ? s.pages() : []) {
-        if ((await pageTargetId(p).catch(() => '')) !== targetId) continue;
+        if ((await ops.targetId.call(p, {}).catch(() => '')) !== targetId) continue;
         const outside = origins.filter((o) => !s.policy.origins.has(o));
         if (outside.length)
           throw new TabwrightError(
             'permission_denied',
             `This tab was opened with a narrower allowlist; ${outside.join(', ')} cannot be added. Open a new page instead.`,
           );
-        return this.wrap(p, s, false, origins, policy, opts.dialogs);
+        return this.wrap(p, s, null, origins, policy, opts.dialogs);
       }
     }
     throw new TabwrightError(
@@ -299,37 +307,51 @@ export class HarnessBrowser {
     const eo = engineOpts({ timeoutMs: opts.timeoutMs ?? 15_000, signal: opts.signal });
     let session: Session;
     let engine: EnginePage;
-    let closesSession: boolean;
+    let closesSessionOf: Engine | null;
     if (c.mode === 'attach') {
-      session = await this.defaultEngine
-        .startSession({ kind: 'attach', endpoint: c.endpoint, policy: { allowed_origins: origins } }, eo)
-        .catch(harnessTerms);
+      session = await this.attachSession(c.endpoint, origins, eo);
       try {
-        engine = await session.newPage({ activate: false });
+        engine = await ops.newTab.call(session, { activate: false });
       } catch (err) {
-        await session.close().catch(() => {});
+        await closeSession(this.defaultEngine, session);
         throw err;
       }
-      closesSession = true;
+      closesSessionOf = this.defaultEngine;
     } else {
-      session = await c.engine.startSession({ kind: 'ephemeral', policy: { allowed_origins: origins } }, eo);
+      session = await ops.startSession.call(
+        c.engine,
+        { kind: 'ephemeral', policy: { allowed_origins: origins } },
+        eo,
+      );
       c.sessions.add(session);
       engine = session.page();
-      closesSession = false;
+      closesSessionOf = null;
     }
-    // What the allowlist blocks while the page loads (its workers, its WebRTC) shows in its first signals().
-    const blockedSince = session.network.lastSeq;
+    let blockedSince: number;
     try {
-      if (opts.dialogs !== undefined) session.setDialogPolicy(opts.dialogs);
-      await engine.open(url, 'load', eo);
+      // What the allowlist blocks while the page loads (its workers, its WebRTC) shows in its first signals().
+      blockedSince = (await ops.logCursors.call(engine, {})).blocked_requests;
+      if (opts.dialogs !== undefined) await ops.dialogPolicy.call(session, { policy: opts.dialogs });
+      await ops.open.call(engine, { url, wait_until: 'load' }, eo);
     } catch (err) {
       // The tab we made goes away again; an attach session's close only disconnects.
-      await engine.close().catch(() => {});
-      if (closesSession) await session.close().catch(() => {});
+      await ops.closePage.call(engine, {}).catch(() => {});
+      if (closesSessionOf) await closeSession(closesSessionOf, session);
       throw err;
     }
     this.hooks.record({ action: 'open', url });
-    return this.wrap(engine, session, closesSession, origins, policy, opts.dialogs, blockedSince);
+    return this.wrap(engine, session, closesSessionOf, origins, policy, opts.dialogs, blockedSince);
+  }
+
+  /** A session of its own on the attached browser, limited to the page's allowlist. */
+  private attachSession(
+    endpoint: string,
+    origins: string[],
+    eo: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<Session> {
+    return ops.startSession
+      .call(this.defaultEngine, { kind: 'attach', endpoint, policy: { allowed_origins: origins } }, eo)
+      .catch(harnessTerms);
   }
 
   /** Releases every Page and the connection: old Page objects become stale. Launched tabs are closed; attached tabs stay. */
@@ -341,9 +363,9 @@ export class HarnessBrowser {
     this.rawSessions.clear();
     this.conn = null;
     this.gen++;
-    if (c.mode === 'attach') await c.session.close().catch(() => {});
+    if (c.mode === 'attach') await closeSession(this.defaultEngine, c.session);
     else {
-      for (const s of c.sessions) await s.close().catch(() => {});
+      for (const s of c.sessions) await closeSession(c.engine, s);
       if (c.engine !== this.defaultEngine) await c.engine.close().catch(() => {});
     }
     return { disconnected: true };
@@ -368,7 +390,7 @@ export class HarnessBrowser {
     if (!s) {
       const session = c.mode === 'attach' ? c.session : [...c.sessions].find((x) => x.alive);
       if (!session) throw new TabwrightError('page_not_found', 'No open page yet: browser.open() one first.');
-      s = sessionCdpSession(session, targetId ?? undefined);
+      s = ops.browserProtocolSession.call(session, { target_id: targetId ?? undefined });
       s.catch(() => this.rawSessions.delete(key));
       this.rawSessions.set(key, s);
     }

@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { log } from '../../engine/log.js';
+import { log } from '../../engine/api.js';
 import { VERSION } from '../../version.js';
 import { type EngineFactory, Harness } from './harness.js';
 import { codeStamp, type DaemonPaths, daemonPaths } from './paths.js';

@@ -1,4 +1,4 @@
-import { NAMED_KEYS } from '../../engine/keys.js';
+import { NAMED_KEYS } from '../../engine/api.js';
 import type { ActionResult, CallOptions } from './results.js';
 import type { SnapshotView } from './snapshot-view.js';
 

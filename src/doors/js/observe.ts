@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { readElements } from '../../engine/element-reads.js';
+import { ops } from '../../engine/api.js';
 import type { Page as EnginePage } from '../../engine/page.js';
-import { INTERACTIVE_ROLES, type SnapshotNode } from '../../snapshot/index.js';
+import type { ActionCandidate } from '../../engine/semantics/candidates.js';
 
 /**
  * page.observe(): a bounded list of candidates with opaque one-time handles
@@ -11,18 +11,11 @@ import { INTERACTIVE_ROLES, type SnapshotNode } from '../../snapshot/index.js';
  */
 export type Operation = 'click' | 'type' | 'press' | 'select' | 'scroll_into_view';
 
-export interface Candidate {
-  id: string;
-  role: string;
-  label: string;
-  operations: Operation[];
-  value?: string;
-  checked?: boolean | 'mixed';
-  selected?: boolean;
-  expanded?: boolean;
-  options?: string[];
-  context?: string;
-}
+/** One candidate: a one-time handle, the operations it offers, and the engine's facts about it. */
+export type Candidate = { id: string; operations: Operation[] } & Omit<
+  ActionCandidate,
+  'element_ref' | 'actions'
+>;
 
 export interface Observation {
   observationId: string;
@@ -44,91 +37,24 @@ export interface Projection {
 export const OBSERVE_DEFAULT = 64;
 export const OBSERVE_MAX = 128;
 
-const CLICK_ROLES = new Set([
-  'button',
-  'link',
-  'checkbox',
-  'radio',
-  'switch',
-  'tab',
-  'menuitem',
-  'menuitemcheckbox',
-  'menuitemradio',
-  'option',
-  'treeitem',
-  'generic',
-]);
-const TEXT_ROLES = new Set(['textbox', 'searchbox', 'spinbutton']);
-
-function operationsFor(n: SnapshotNode): Operation[] | null {
-  if (n.tag === 'select' && n.role === 'combobox') return ['select'];
-  if (TEXT_ROLES.has(n.role) || (n.role === 'combobox' && (n.tag === 'input' || n.tag === 'textarea')))
-    return ['type', 'press', 'click'];
-  if (CLICK_ROLES.has(n.role) || n.clickable) return ['click'];
-  return null;
-}
-
-/** Reads the page once (interactive model, main frame) and projects candidates; no handles yet. */
+/** Reads the page's candidates once (the engine's page.candidates) and projects them; no handles yet. */
 export async function project(
   page: EnginePage,
   generation: number,
   maxElements: number,
   opts: { timeoutMs: number; signal?: AbortSignal },
 ): Promise<Projection> {
-  const snap = await page.snapshot(
-    { interactive_only: true, include_frames: false, max_chars: 10_000_000 },
-    opts,
-  );
-  const items: Projection['items'] = [];
-  let truncated = false;
-  const textual: { engineRef: string; index: number }[] = [];
-  const visit = (n: SnapshotNode, context: string | undefined) => {
-    let ctx = context;
-    if (n.element_ref && n.interactive && n.actionable && !n.frame && !n.states?.disabled) {
-      const ops = operationsFor(n);
-      if (ops && n.value !== '[redacted]') {
-        if (items.length >= maxElements) truncated = true;
-        else {
-          const c: Omit<Candidate, 'id'> = { role: n.role, label: n.name.slice(0, 256), operations: ops };
-          if (n.value !== undefined && n.tag !== 'select') c.value = n.value.slice(0, 4096);
-          if (n.states?.checked !== undefined) c.checked = n.states.checked;
-          if (n.states?.selected !== undefined) c.selected = n.states.selected;
-          if (n.states?.expanded !== undefined) c.expanded = n.states.expanded;
-          if (n.tag === 'select') {
-            c.options = n.children
-              .filter((k) => k.role === 'option')
-              .slice(0, 64)
-              .map((k) => k.name.slice(0, 256));
-            if (n.value !== undefined) c.value = n.value;
-          }
-          if (ctx) c.context = ctx;
-          if (ops.includes('type')) textual.push({ engineRef: n.element_ref, index: items.length });
-          items.push({ engineRef: n.element_ref, candidate: c });
-        }
-      }
-    }
-    if (n.name && n.role !== 'document' && n.role !== 'text' && !INTERACTIVE_ROLES.has(n.role))
-      ctx = `${n.role}: ${n.name.slice(0, 120)}`;
-    for (const k of n.children) visit(k, ctx);
-  };
-  visit(snap.model, undefined);
-  // Sensitive text fields are left out (the guard excludes them from observation).
-  // One read per frame for all of them; one that cannot be read (null) is left out too.
-  const drop = new Set<number>();
-  const reasons = await readElements(
-    page,
-    textual.map((t) => t.engineRef),
-    'sensitive',
-    null,
-    opts,
-  ).catch(() => textual.map(() => null));
-  for (const [i, t] of textual.entries()) if (reasons[i] !== '') drop.add(t.index);
-  const kept = items.filter((_, i) => !drop.has(i));
+  const found = await ops.candidates.call(page, { max: maxElements }, opts);
+  const items = found.candidates.map(({ element_ref, actions, role, label, ...rest }) => ({
+    engineRef: element_ref,
+    // The engine's action names are this door's operation names ('type' fills the field).
+    candidate: { role, label, operations: [...actions], ...rest },
+  }));
   const revision = createHash('sha256')
-    .update(JSON.stringify([generation, snap.url, kept.map((k) => [k.engineRef, k.candidate])]))
+    .update(JSON.stringify([generation, found.url, items.map((k) => [k.engineRef, k.candidate])]))
     .digest('hex')
     .slice(0, 24);
-  return { revision, url: snap.url, title: snap.title, truncated, items: kept };
+  return { revision, url: found.url, title: found.title, truncated: found.truncated, items };
 }
 
 export interface IssuedObservation {

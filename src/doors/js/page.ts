@@ -1,11 +1,9 @@
 import type { ActionSpec, Receipt, Target } from '../../engine/actions/types.js';
-import { Deadline } from '../../engine/deadline.js';
-import { TabwrightError } from '../../engine/errors.js';
+import { Deadline, ops, TabwrightError } from '../../engine/api.js';
 import type { Page as EnginePage } from '../../engine/page.js';
 import type { OriginPolicy } from '../../engine/policy.js';
-import { PageRawChannel } from '../../engine/raw.js';
+import type { PageRawChannel } from '../../engine/raw.js';
 import type { Session } from '../../engine/session.js';
-import type { SnapshotNode } from '../../snapshot/index.js';
 import {
   type ClickOptions,
   type FillOptions,
@@ -26,7 +24,7 @@ import {
 } from './observe.js';
 import { RefTokens, TOKEN_PATTERN } from './refs.js';
 import { type ActionResult, type CallOptions, engineOpts, rest, result, resultFromError } from './results.js';
-import { PageSignals } from './signals.js';
+import type { PageSignals } from './signals.js';
 import { SNAPSHOT_LIMITS, type SnapshotOptions, type SnapshotView, takeView } from './snapshot-view.js';
 
 /** What a Page needs from the harness: recording and bookkeeping. */
@@ -40,15 +38,17 @@ export interface PageHost {
 export interface PageParts {
   engine: EnginePage;
   session: Session;
-  /** Closing the session on dispose disconnects only this page's connection (attach), leaving the tab. */
-  disposeClosesSession: boolean;
+  /** Set when dispose closes the page's session: that disconnects only this page's connection (attach), leaving the tab. */
+  closeSession?: () => Promise<void>;
   generation: number;
   policy: OriginPolicy;
   allowedOrigins: string[];
   targetId: string;
   host: PageHost;
-  /** signals() reports blocked requests after this seq (open(): from before its navigation). */
-  blockedSince?: number;
+  /** The page's event digest, started when it was handed out (open(): from before its navigation). */
+  signals: PageSignals;
+  /** The tab's raw CDP channel (page.cdp). */
+  raw: PageRawChannel;
 }
 
 type LocatorOp = 'click' | 'fill' | 'press' | 'selectOption' | 'scrollIntoView';
@@ -65,7 +65,7 @@ export class HarnessPage implements LocatorHost {
   private readonly session: Session;
   private readonly host: PageHost;
   private readonly generationAtOpen: number;
-  private readonly disposeClosesSession: boolean;
+  private readonly closeSession: (() => Promise<void>) | undefined;
   private readonly policy: OriginPolicy;
   private readonly tokens = new RefTokens();
   private readonly signalLog: PageSignals;
@@ -79,12 +79,12 @@ export class HarnessPage implements LocatorHost {
     this.session = parts.session;
     this.host = parts.host;
     this.generationAtOpen = parts.generation;
-    this.disposeClosesSession = parts.disposeClosesSession;
+    this.closeSession = parts.closeSession;
     this.policy = parts.policy;
     this.allowedOrigins = Object.freeze([...parts.allowedOrigins]);
     this.targetId = parts.targetId;
-    this.signalLog = new PageSignals(parts.engine, parts.blockedSince);
-    this.raw = new PageRawChannel(parts.engine);
+    this.signalLog = parts.signals;
+    this.raw = parts.raw;
     this.lastDocUrl = parts.engine.url();
   }
 
@@ -195,7 +195,11 @@ export class HarnessPage implements LocatorHost {
     );
   }
 
-  /** The permitted frames: the main frame and iframes at allowed origins (same- and cross-process). */
+  /**
+   * The permitted frames: the main frame and iframes at allowed origins (same- and cross-process).
+   * Synchronous in this API, so it reads the engine page's frame list (a plain read, no queue)
+   * rather than the page.frames operation, which answers with a promise.
+   */
   frames(): { frameId: string; parentId: string | null; url: string; allowed: boolean; main: boolean }[] {
     this.assertNotDisposed();
     this.throwIfStale();
@@ -216,41 +220,29 @@ export class HarnessPage implements LocatorHost {
     return { frameId, snapshot: (options = {}) => this.snapshot({ ...options, frameId }) };
   }
 
-  /** The engine ref of the iframe element that hosts frameId. */
+  /** The engine ref of the iframe element that hosts frameId (the engine's page.frame_element). */
   private async frameRef(
     frameId: string,
     o: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<string | undefined> {
-    const frame = this.engine.frames().find((f) => f.id === frameId);
-    if (!frame)
-      throw new TabwrightError(
-        'element_not_found',
-        `No frame ${frameId} on this page; list them with page.frames().`,
-      );
-    if (!frame.parentId) return undefined;
-    if (!frame.allowed)
-      throw new TabwrightError(
-        'permission_denied',
-        `Frame ${frameId} is at ${frame.url}, outside this page's allowedOrigins.`,
-        {
-          details: { reason: 'origin_denied' },
-        },
-      );
-    const snap = await this.engine.snapshot({ interactive_only: true, max_chars: 10_000_000 }, o);
-    let found: string | undefined;
-    const visit = (n: SnapshotNode) => {
-      if (found) return;
-      if (n.role === 'iframe' && n.element_ref && n.children.some((k) => k.frame === frameId))
-        found = n.element_ref;
-      for (const k of n.children) visit(k);
-    };
-    visit(snap.model);
-    if (!found)
-      throw new TabwrightError(
-        'element_not_found',
-        `Frame ${frameId} has no readable content (empty, blocked or beyond the 32-frame limit).`,
-      );
-    return found;
+    try {
+      return (await ops.frameElement.call(this.engine, { frame_id: frameId }, o)) ?? undefined;
+    } catch (err) {
+      // In this API's words: its frames come from page.frames(), its allowlist is allowedOrigins.
+      const details = err instanceof TabwrightError ? err.details : {};
+      if (details.reason === 'frame_not_found')
+        throw new TabwrightError(
+          'element_not_found',
+          `No frame ${frameId} on this page; list them with page.frames().`,
+        );
+      if (details.reason === 'origin_denied' && details.frame === 'child')
+        throw new TabwrightError(
+          'permission_denied',
+          `Frame ${frameId} is at ${String(details.url)}, outside this page's allowedOrigins.`,
+          { details: { reason: 'origin_denied' } },
+        );
+      throw err;
+    }
   }
 
   /** url, title, targetId, allowlist, the dialog waiting for an answer (if any). */
@@ -258,14 +250,14 @@ export class HarnessPage implements LocatorHost {
     this.assertNotDisposed();
     const stale = this.staleness();
     if (stale) return { closed: true, reason: stale.reason, targetId: this.targetId };
-    const i = await this.engine.freshInfo();
+    const i = await ops.info.call(this.engine, { fresh_title: true });
     return {
       targetId: this.targetId,
       url: i.url,
       title: i.title,
       allowedOrigins: this.allowedOrigins,
       allowed: this.policy.allowsDocument(i.url),
-      dialog: this.engine.pendingDialog(),
+      dialog: await ops.pendingDialog.call(this.engine, {}),
       closed: false,
       generation: this.generationAtOpen,
     };
@@ -281,7 +273,7 @@ export class HarnessPage implements LocatorHost {
   async handleDialog(accept: boolean, promptText?: string): Promise<unknown> {
     this.assertNotDisposed();
     this.throwIfStale();
-    return this.engine.handleDialog({ accept: !!accept, prompt_text: promptText });
+    return ops.handleDialog.call(this.engine, { accept: !!accept, prompt_text: promptText });
   }
 
   // ---- locators ----
@@ -391,14 +383,15 @@ export class HarnessPage implements LocatorHost {
     this.checkDocument();
     let receipt: Receipt | undefined;
     let failure: ActionResult | undefined;
-    const blockedSeq = this.session.network.lastSeq;
+    const blockedSeq = (await ops.logCursors.call(this.engine, {})).blocked_requests;
     try {
       // The engine resolves exactly one element and refuses iframe targets and (unless the caller
       // opted in) sensitive fields before anything is sent, in the same queue slot as the input.
-      receipt = await this.engine.act(target, spec, {
-        ...rest(d),
-        refuse: { child_frames: true, sensitive: !opts?.allowSensitive },
-      });
+      receipt = await ops.act.call(
+        this.engine,
+        { target, spec, refuse: { child_frames: true, sensitive: !opts?.allowSensitive } },
+        rest(d),
+      );
     } catch (err) {
       failure = resultFromError(err);
       if (failure.reason === 'frame_unsupported')
@@ -442,9 +435,9 @@ export class HarnessPage implements LocatorHost {
       ...(r.hint ? { note: r.hint } : {}),
     });
     // A navigation or popup the action caused that the allowlist stopped: say so (the page stayed where it was).
-    const blocked = this.session
-      .blockedRequests({ since_seq: blockedSeq, page_id: this.engine.id })
-      .filter((b) => b.kind !== 'subresource');
+    const blocked = (
+      await ops.blocked.call(this.session, { since_seq: blockedSeq, page_id: this.engine.id })
+    ).filter((b) => b.kind !== 'subresource');
     if (blocked.length) {
       out.blockedNavigation = blocked.map((b) => ({ kind: b.kind, url: b.url, origin: b.origin }));
       out.note = `The action led to ${blocked[0]!.origin}, outside allowedOrigins; that navigation was blocked and the page stayed.`;
@@ -495,7 +488,7 @@ export class HarnessPage implements LocatorHost {
     const d = Deadline.from(eo);
     let out: ActionResult;
     try {
-      const nav = await this.engine.open(url, 'load', rest(d));
+      const nav = await ops.open.call(this.engine, { url, wait_until: 'load' }, rest(d));
       this.expireEvidence();
       this.signalLog.note({ kind: 'navigation', text: `navigated: ${nav.url}`, url: nav.url });
       this.lastDocUrl = nav.url;
@@ -514,7 +507,7 @@ export class HarnessPage implements LocatorHost {
   async close(): Promise<void> {
     if (this.disposed) return;
     // A crashed tab is closed too (the engine no longer lists it, but it stays in the browser until closed).
-    if (this.session.alive) await this.engine.close().catch(() => {});
+    if (this.session.alive) await ops.closePage.call(this.engine, {}).catch(() => {});
     await this.dispose();
   }
 
@@ -525,7 +518,7 @@ export class HarnessPage implements LocatorHost {
     this.expireEvidence();
     await this.raw.detach();
     await this.host.forget(this);
-    if (this.disposeClosesSession) await this.session.close().catch(() => {});
+    await this.closeSession?.().catch(() => {});
   }
 
   // ---- bounded decisions ----

@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { ops } from '../../engine/api.js';
 import type { Logger } from '../../engine/log.js';
-import { startTracing, stopTracing } from '../../engine/raw.js';
 import type { Session } from '../../engine/session.js';
 
 /**
@@ -95,7 +95,7 @@ export class Recorder {
     const a = this.active;
     if (!a || a.sessions.has(session) || !session.alive) return;
     a.sessions.set(session, ++a.seq);
-    await startTracing(session, { title: a.name }).catch((err) => {
+    await ops.traceStart.call(session, { title: a.name }).catch((err) => {
       a.sessions.delete(session);
       this.log.warn({ err: String(err) }, 'recording: tracing could not start for a session');
     });
@@ -113,7 +113,7 @@ export class Recorder {
   private async saveTrace(a: Active, session: Session, n: number): Promise<void> {
     const path = join(a.dir, `trace-${n}.zip`);
     try {
-      await stopTracing(session, path);
+      await ops.traceStop.call(session, { path });
       chmodSync(path, 0o600);
       a.traces.push(path);
     } catch (err) {

@@ -1,5 +1,4 @@
-import { DEFAULT_TIMEOUT_MS, type Deadline, MAX_TIMEOUT_MS } from '../../engine/deadline.js';
-import { TabwrightError } from '../../engine/errors.js';
+import { DEFAULT_TIMEOUT_MS, type Deadline, MAX_TIMEOUT_MS, TabwrightError } from '../../engine/api.js';
 import { currentSnippetSignal } from './runner.js';
 import type { SnapshotView } from './snapshot-view.js';
 

@@ -1,11 +1,12 @@
+import { type OutputOf, ops } from '../../engine/api.js';
 import type { Page as EnginePage } from '../../engine/page.js';
-import { pageTargetId } from '../../engine/raw.js';
 
 /**
  * page.signals(): a bounded digest of what happened on the page since the
- * last read (reading drains it). Built from the engine's logs (dialogs,
- * downloads, file choosers, blocked requests, adopted popups, crashes)
- * plus the door's own navigation notes. Order of the lines: dialog,
+ * last read (reading drains it). Built from the engine's logs through its
+ * operations (dialogs, downloads, file choosers, blocked requests, adopted
+ * popups, crashes; page.log_cursors says where each stood when the Page was
+ * handed out) plus the door's own navigation notes. Order of the lines: dialog,
  * crash/disconnect/close, download, file chooser, popup, navigation,
  * blocked request, failed requests.
  */
@@ -52,17 +53,24 @@ export class PageSignals {
   private notes: SignalEvent[] = [];
   private dropped = 0;
 
-  constructor(
+  private constructor(
     private readonly page: EnginePage,
-    blockedSince = page.session.network.lastSeq,
+    cursors: OutputOf<typeof ops.logCursors>,
+    blockedSince: number,
   ) {
-    this.dialogSeq = page.dialogs.lastSeq;
-    this.downloadSeq = page.session.downloads.lastSeq;
-    this.chooserSeq = page.fileChoosers.lastSeq;
+    this.dialogSeq = cursors.dialogs;
+    this.downloadSeq = cursors.downloads;
+    this.chooserSeq = cursors.file_choosers;
     this.blockedSeq = blockedSince;
-    this.failed = page.network.counters().failed;
+    this.failed = cursors.failed_requests;
     this.lastUrl = page.url();
     this.seenPages = new Set(page.session.pages().map((p) => p.id));
+  }
+
+  /** Starts watching the page now; refused requests from after `blockedSince` (default: now) too. */
+  static async start(page: EnginePage, blockedSince?: number): Promise<PageSignals> {
+    const cursors = await ops.logCursors.call(page, {});
+    return new PageSignals(page, cursors, blockedSince ?? cursors.blocked_requests);
   }
 
   /** A note from the door itself (e.g. a navigation it made). */
@@ -79,7 +87,7 @@ export class PageSignals {
     const s = p.session;
     const events: SignalEvent[] = [...this.notes];
     this.notes = [];
-    for (const d of p.dialogs.list(this.dialogSeq)) {
+    for (const d of await ops.dialogs.call(p, { since_seq: this.dialogSeq })) {
       const how =
         d.state === 'pending' ? 'waiting for an answer' : `${d.state} by ${d.handled_by ?? 'policy'}`;
       events.push({
@@ -104,7 +112,7 @@ export class PageSignals {
       });
     if (!s.alive) lifecycle({ kind: 'disconnected', text: 'browser connection lost' });
     else if (p.closed && !p.crashed) lifecycle({ kind: 'closed', text: 'tab closed' });
-    for (const d of s.listDownloads(this.downloadSeq)) {
+    for (const d of await ops.downloads.call(s, { since_seq: this.downloadSeq })) {
       this.downloadSeq = Math.max(this.downloadSeq, d.seq);
       if (d.page_id !== p.id) continue;
       events.push({
@@ -115,7 +123,7 @@ export class PageSignals {
         path: d.path,
       });
     }
-    for (const c of p.fileChoosers.list(this.chooserSeq)) {
+    for (const c of await ops.fileChoosers.call(p, { since_seq: this.chooserSeq })) {
       this.chooserSeq = Math.max(this.chooserSeq, c.seq);
       const what = c.input.label ?? c.input.selector ?? 'a file input';
       events.push({
@@ -132,7 +140,7 @@ export class PageSignals {
         if (this.seenPages.has(other.id)) continue;
         this.seenPages.add(other.id);
         if (other.openerPageId !== p.id) continue;
-        const targetId = await pageTargetId(other).catch(() => null);
+        const targetId = await ops.targetId.call(other, {}).catch(() => null);
         events.push({ kind: 'popup', text: `popup: ${other.url()}`, url: other.url(), targetId });
       }
     }
@@ -143,12 +151,12 @@ export class PageSignals {
       }
       this.lastUrl = url;
     }
-    for (const b of s.blockedRequests({ since_seq: this.blockedSeq })) {
+    for (const b of await ops.blocked.call(s, { since_seq: this.blockedSeq })) {
       this.blockedSeq = Math.max(this.blockedSeq, b.seq);
       if (b.page_id !== null && b.page_id !== p.id) continue;
       events.push({ kind: 'blocked', text: `blocked ${b.kind}: ${b.url}`, url: b.url, origin: b.origin });
     }
-    const failed = p.network.counters().failed;
+    const failed = (await ops.logCursors.call(p, {})).failed_requests;
     if (failed > this.failed) {
       events.push({
         kind: 'failed_requests',
@@ -164,6 +172,6 @@ export class PageSignals {
       dropped += events.length - MAX_EVENTS;
       events.length = MAX_EVENTS;
     }
-    return { events, dropped, pendingDialog: p.closed ? null : p.pendingDialog() };
+    return { events, dropped, pendingDialog: p.closed ? null : await ops.pendingDialog.call(p, {}) };
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { TabwrightError } from '../../engine/errors.js';
+import { ops, TabwrightError } from '../../engine/api.js';
 import type { Page as EnginePage } from '../../engine/page.js';
 import type { SnapshotOptions as EngineSnapshotOptions, SnapshotResult } from '../../snapshot/index.js';
 import type { RefTokens } from './refs.js';
@@ -53,7 +53,11 @@ export async function takeView(
 ): Promise<SnapshotView> {
   let res: SnapshotResult;
   try {
-    res = await page.snapshot({ ...engineOptions, max_chars: maxChars, strict: true, diff: true }, opts);
+    res = await ops.snapshot.call(
+      page,
+      { ...engineOptions, max_chars: maxChars, strict: true, diff: true },
+      opts,
+    );
   } catch (err) {
     if (err instanceof TabwrightError && err.details.reason === 'snapshot_too_large') {
       throw new TabwrightError(

@@ -1,6 +1,8 @@
 // Every engine operation (and nothing else: shared schemas live in ../schemas.ts), for the
 // `ops` namespace of the engine's surface (../api.ts) and the registry (./index.ts).
 export * from './actions.js';
+export * from './candidates.js';
+export * from './cursors.js';
 export * from './dialogs.js';
 export * from './files.js';
 export * from './human.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { frameElementRef } from '../frame-element.js';
 import { WAIT_UNTIL } from '../page.js';
 import { defineOp } from './define.js';
 
@@ -57,8 +58,15 @@ export const info = defineOp({
   scope: 'page',
   effect: 'read',
   summary: "The page's id, session, URL, last known title, whether it is active, and its opener.",
-  input: z.object({}).strict(),
-  run: (page) => page.info(),
+  input: z
+    .object({
+      fresh_title: z
+        .boolean()
+        .optional()
+        .describe('Read the title now (at most 1 s, outside the page queue) instead of the last known one.'),
+    })
+    .strict(),
+  run: (page, i) => (i.fresh_title ? page.freshInfo() : page.info()),
 });
 
 export const frames = defineOp({
@@ -68,4 +76,14 @@ export const frames = defineOp({
   summary: "The page's frames (main first) with ids, URLs, names, and whether the origin policy allows each.",
   input: z.object({}).strict(),
   run: (page) => page.frames(),
+});
+
+export const frameElement = defineOp({
+  name: 'page.frame_element',
+  scope: 'page',
+  effect: 'read',
+  summary:
+    'The ref of the iframe element hosting a frame (null for the main frame), to scope a snapshot to it; the frame must be allowed.',
+  input: z.object({ frame_id: z.string().min(1) }).strict(),
+  run: (page, i, opts) => frameElementRef(page, i.frame_id, opts),
 });

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { pageCdpSession, pageTargetId, sessionCdpSession, startTracing, stopTracing } from '../raw.js';
+import {
+  PageRawChannel,
+  pageCdpSession,
+  pageTargetId,
+  sessionCdpSession,
+  startTracing,
+  stopTracing,
+} from '../raw.js';
 import { defineOp } from './define.js';
 
 /** The backend's raw escape hatches: they bypass the engine's guards (the network policy still applies). */
@@ -20,6 +27,16 @@ export const pageProtocolSession = defineOp({
   summary: 'A raw protocol session attached to the tab (CDP on Chromium).',
   input: z.object({}).strict(),
   run: (page) => pageCdpSession(page),
+});
+
+export const pageProtocolChannel = defineOp({
+  name: 'page.raw_channel',
+  scope: 'page',
+  effect: 'raw',
+  summary:
+    "A raw protocol channel to the tab (CDP on Chromium) whose calls run in the page's queue under a deadline.",
+  input: z.object({}).strict(),
+  run: (page) => new PageRawChannel(page),
 });
 
 export const browserProtocolSession = defineOp({

@@ -36,3 +36,12 @@ export const closeTab = defineOp({
   input: z.object({ page_id: z.string().min(1) }).strict(),
   run: (session, i) => session.closePage(i.page_id),
 });
+
+export const closePage = defineOp({
+  name: 'page.close',
+  scope: 'page',
+  effect: 'session',
+  summary: 'Close this tab, a crashed one too (the session no longer lists it, but it stays until closed).',
+  input: z.object({}).strict(),
+  run: (page) => page.close(),
+});

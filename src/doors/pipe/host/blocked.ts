@@ -1,3 +1,4 @@
+import { ops } from '../../../engine/api.js';
 import type { Session } from '../../../engine/session.js';
 
 /** One request the origin policy refused, as the pipe reports it (snake_case, like every `data`). */
@@ -27,12 +28,12 @@ export class BlockedReporter {
   private session: Session | null = null;
   private lastSeq = 0;
 
-  take(session: Session): PipeBlockedRequest[] {
+  async take(session: Session): Promise<PipeBlockedRequest[]> {
     if (session !== this.session) {
       this.session = session;
       this.lastSeq = 0;
     }
-    const list = session.blockedRequests({ since_seq: this.lastSeq }).slice(0, PER_RESPONSE);
+    const list = (await ops.blocked.call(session, { since_seq: this.lastSeq })).slice(0, PER_RESPONSE);
     const last = list.at(-1);
     if (last) this.lastSeq = last.seq;
     return list.map((b) => ({

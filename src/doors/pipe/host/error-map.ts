@@ -1,4 +1,4 @@
-import { isTabwrightError, toTabwrightError } from '../../../engine/errors.js';
+import { isTabwrightError, toTabwrightError } from '../../../engine/api.js';
 import { PipeError, type PipeErrorCode } from '../protocol/errors.js';
 
 /**

@@ -1,7 +1,6 @@
 import type { Writable } from 'node:stream';
-import { log } from '../../../engine/log.js';
+import { log } from '../../../engine/api.js';
 import type { Session } from '../../../engine/session.js';
-import { parseActionParams } from '../protocol/actions.js';
 import {
   ACTION_TIMEOUT_MS,
   CAPABILITIES,
@@ -23,7 +22,8 @@ import {
 } from '../protocol/messages.js';
 import type { MacPolicy } from '../protocol/rules.js';
 import { BlockedReporter } from './blocked.js';
-import { type ActionResult, PipeExecutor } from './executor.js';
+import { PipeExecutor } from './executor.js';
+import type { ActionResult } from './table.js';
 
 export interface PipeHostOptions {
   session: Session;
@@ -278,7 +278,7 @@ export class PipeHost {
       if (this.deathUntold) throw this.restartedError(false);
       executing = true;
       const result = await this.execute(cmd);
-      const blocked = this.blocked.take(this.executor.session);
+      const blocked = await this.blocked.take(this.executor.session);
       if (blocked.length) result.data = { ...result.data, blocked_requests: blocked };
       this.respond(seq, null, queueMs, Math.round(performance.now() - start), result);
       log.info(
@@ -331,22 +331,12 @@ export class PipeHost {
         `Action "${action}" is not in the agent's init_ack supported_actions; it is refused for this session.`,
       );
     }
-    const params = parseActionParams(action, cmd.params);
-    const domain = cmd.security.expected_domain.toLowerCase();
-    const dRefusal = policy.domainRefusal(domain);
-    if (dRefusal) throw new PipeError(dRefusal.code, dRefusal.message);
-    const acting = this.executor.actingHost(action, params as Record<string, unknown>);
-    if (acting !== null && acting !== domain) {
-      throw new PipeError(
-        'domain_not_allowed',
-        `expected_domain "${domain}" is not the host this command acts on ("${acting || '(no host: the page is blank)'}"). Navigate first, or set expected_domain to the page's host.`,
-      );
-    }
-    if (action === 'storageSet' || action === 'storageGet') {
-      const sRefusal = policy.storageKeyRefusal((params as { key: string }).key);
-      if (sRefusal) throw new PipeError(sRefusal.code, sRefusal.message);
-    }
-    return this.executor.execute(action, params);
+    // The action's row validates its params, then checks expected_domain (allowed, and the host the
+    // command acts on) and the storage key rule before anything runs (table.ts, executor.ts).
+    return this.executor.execute(action, cmd.params, {
+      policy,
+      expectedDomain: cmd.security.expected_domain.toLowerCase(),
+    });
   }
 
   private respond(

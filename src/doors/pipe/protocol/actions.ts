@@ -124,10 +124,14 @@ export function parseActionParams<A extends PipeAction>(action: A, params: unkno
   const i = res.error.issues[0]!;
   const field = i.path.map(String).join('.') || '(params)';
   const keys = i.code === 'unrecognized_keys' ? (i as { keys?: string[] }).keys : undefined;
-  const what = keys ? `unknown field(s) ${keys.join(', ')}` : i.message;
-  throw new PipeError(
+  throw invalidParams(action, field, keys ? `unknown field(s) ${keys.join(', ')}` : i.message);
+}
+
+/** The invalid_params error both sides give for params that fail an action's schema. */
+export function invalidParams(action: string, field: string, problem: string): PipeError {
+  return new PipeError(
     'invalid_params',
-    `${action}: invalid ${field}: ${what}. See docs/pipe-protocol.md for the parameters.`,
+    `${action}: invalid ${field}: ${problem}. See docs/pipe-protocol.md for the parameters.`,
     { field },
   );
 }

@@ -1,0 +1,128 @@
+import { INTERACTIVE_ROLES, type SnapshotNode } from '../../snapshot/index.js';
+import type { ActionName } from '../actions/spec.js';
+import type { OperationOptions } from '../deadline.js';
+import { readElements } from '../element-reads.js';
+import type { Page } from '../page.js';
+
+/**
+ * Page understanding for bounded decisions: the elements an agent can act on now (main frame,
+ * enabled, actionable, not secret), each with the actions its role allows, its state, and the
+ * nearest named container as context. A door gives them its own handles and vocabulary (the JS
+ * harness's observe()).
+ */
+
+/** The actions a candidate offers, by role. */
+export type CandidateAction = Extract<ActionName, 'click' | 'type' | 'press' | 'select'>;
+
+export interface ActionCandidate {
+  element_ref: string;
+  role: string;
+  /** The accessible name, at most 256 characters. */
+  label: string;
+  actions: CandidateAction[];
+  /** The current value (at most 4096 characters; a select's selected label). */
+  value?: string;
+  checked?: boolean | 'mixed';
+  selected?: boolean;
+  expanded?: boolean;
+  /** A select's option labels (at most 64). */
+  options?: string[];
+  /** The nearest named non-interactive ancestor, as `role: name`. */
+  context?: string;
+}
+
+export interface Candidates {
+  url: string;
+  title: string;
+  /** More candidates than `max` were found; the first `max` are listed. */
+  truncated: boolean;
+  candidates: ActionCandidate[];
+}
+
+const CLICK_ROLES = new Set([
+  'button',
+  'link',
+  'checkbox',
+  'radio',
+  'switch',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'option',
+  'treeitem',
+  'generic',
+]);
+const TEXT_ROLES = new Set(['textbox', 'searchbox', 'spinbutton']);
+
+/** Which actions an element's role (and tag) allows; null when it offers none. */
+export function actionsForRole(n: SnapshotNode): CandidateAction[] | null {
+  if (n.tag === 'select' && n.role === 'combobox') return ['select'];
+  if (TEXT_ROLES.has(n.role) || (n.role === 'combobox' && (n.tag === 'input' || n.tag === 'textarea')))
+    return ['type', 'press', 'click'];
+  if (CLICK_ROLES.has(n.role) || n.clickable) return ['click'];
+  return null;
+}
+
+/** Reads the page once (interactive model, main frame) and lists at most `max` candidates. */
+export async function actionCandidates(page: Page, max: number, opts: OperationOptions): Promise<Candidates> {
+  const snap = await page.snapshot(
+    { interactive_only: true, include_frames: false, max_chars: 10_000_000 },
+    opts,
+  );
+  const found: ActionCandidate[] = [];
+  let truncated = false;
+  const visit = (n: SnapshotNode, context: string | undefined) => {
+    let ctx = context;
+    if (n.element_ref && n.interactive && n.actionable && !n.frame && !n.states?.disabled) {
+      const actions = actionsForRole(n);
+      if (actions && n.value !== '[redacted]') {
+        if (found.length >= max) truncated = true;
+        else found.push(candidate(n, n.element_ref, actions, ctx));
+      }
+    }
+    if (n.name && n.role !== 'document' && n.role !== 'text' && !INTERACTIVE_ROLES.has(n.role))
+      ctx = `${n.role}: ${n.name.slice(0, 120)}`;
+    for (const k of n.children) visit(k, ctx);
+  };
+  visit(snap.model, undefined);
+  // Secret text fields are left out: one read per frame for all of them; one that cannot be read
+  // (null) is left out too.
+  const textual = found.filter((c) => c.actions.includes('type'));
+  const reasons = await readElements(
+    page,
+    textual.map((c) => c.element_ref),
+    'sensitive',
+    null,
+    opts,
+  ).catch(() => textual.map(() => null));
+  const secret = new Set(textual.filter((_, i) => reasons[i] !== '').map((c) => c.element_ref));
+  return {
+    url: snap.url,
+    title: snap.title,
+    truncated,
+    candidates: found.filter((c) => !secret.has(c.element_ref)),
+  };
+}
+
+function candidate(
+  n: SnapshotNode,
+  ref: string,
+  actions: CandidateAction[],
+  context: string | undefined,
+): ActionCandidate {
+  const c: ActionCandidate = { element_ref: ref, role: n.role, label: n.name.slice(0, 256), actions };
+  if (n.value !== undefined && n.tag !== 'select') c.value = n.value.slice(0, 4096);
+  if (n.states?.checked !== undefined) c.checked = n.states.checked;
+  if (n.states?.selected !== undefined) c.selected = n.states.selected;
+  if (n.states?.expanded !== undefined) c.expanded = n.states.expanded;
+  if (n.tag === 'select') {
+    c.options = n.children
+      .filter((k) => k.role === 'option')
+      .slice(0, 64)
+      .map((k) => k.name.slice(0, 256));
+    if (n.value !== undefined) c.value = n.value;
+  }
+  if (context) c.context = context;
+  return c;
+}
