@@ -77,7 +77,7 @@ export class Page {
   ) {
     this.dialogs = new PageDialogs(this);
     this.network = new NetworkActivity(backend);
-    this.console = new PageConsole(backend);
+    this.console = new PageConsole(backend, session.secrets);
     this.fileChoosers = new PageFileChoosers(this);
     session.downloads.watch(this);
     session.requests.watch(this);
