@@ -2,13 +2,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { strFromU8, strToU8, unzipSync, type Zippable, zipSync } from 'fflate';
 import type { SecretRegistry } from './secret-registry.js';
 import { scrubEverywhere } from './secret-registry.js';
+import { isSecretParam, REDACTED } from './secrets.js';
 
 /**
  * Playwright traces through the secret rule. A trace zip holds the actions with their parameters
  * (the text an insertText sent), DOM snapshots (input values included), network entries (request
  * bodies, URLs) and resources (response bodies, images). After the backend writes it, every text
- * entry is rewritten: secret values of every live session and secret URL parameters masked,
- * request bodies also by secret field name. Images (screenshots, screencast frames) cannot be
+ * entry is rewritten: secret values of every live session and secret URL parameters masked;
+ * network entries also by secret field name (query, form, body) and credential headers and cookies. Images (screenshots, screencast frames) cannot be
  * scrubbed: callers that record for someone else record without screenshots (the JS door does).
  */
 
@@ -19,18 +20,48 @@ function isText(bytes: Uint8Array): boolean {
   return true;
 }
 
-/** One trace.network line: the request body masked by field name too (JSON-escaped in place). */
+type NameValue = { name?: string; value?: string };
+interface HarRequest {
+  queryString?: NameValue[];
+  headers?: NameValue[];
+  cookies?: NameValue[];
+  postData?: { text?: string; params?: NameValue[] };
+}
+
+/** Headers whose values are credentials (a trace is handed to others). */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+
+function maskPairs(pairs: NameValue[] | undefined, secret: (name: string) => boolean): void {
+  for (const p of pairs ?? []) if (p.value && p.name && secret(p.name)) p.value = REDACTED;
+}
+
+/**
+ * One trace.network line (a HAR entry): query parameters and form fields of secret names, the
+ * request body by field name, credential headers and cookies masked. The text-wide scrub after it
+ * takes the values.
+ */
 function scrubNetworkLine(line: string, registry: SecretRegistry): string {
-  if (!line.includes('"postData"')) return line;
+  if (!line.startsWith('{')) return line;
   try {
-    const entry = JSON.parse(line) as { snapshot?: { request?: { postData?: { text?: string } } } };
-    const post = entry.snapshot?.request?.postData;
-    if (post && typeof post.text === 'string') {
-      post.text = registry.scrubBody(post.text);
-      return JSON.stringify(entry);
-    }
-  } catch {}
-  return line;
+    const entry = JSON.parse(line) as {
+      snapshot?: { request?: HarRequest; response?: { headers?: NameValue[]; cookies?: NameValue[] } };
+    };
+    const req = entry.snapshot?.request;
+    if (!req) return line;
+    const secretName = (n: string) => isSecretParam(n) || registry.names.has(n);
+    const header = (n: string) => CREDENTIAL_HEADERS.has(n.toLowerCase());
+    maskPairs(req.queryString, secretName);
+    maskPairs(req.postData?.params, secretName);
+    if (req.postData && typeof req.postData.text === 'string')
+      req.postData.text = registry.scrubBody(req.postData.text);
+    maskPairs(req.headers, header);
+    maskPairs(entry.snapshot?.response?.headers, header);
+    maskPairs(req.cookies, () => true);
+    maskPairs(entry.snapshot?.response?.cookies, () => true);
+    return JSON.stringify(entry);
+  } catch {
+    return line;
+  }
 }
 
 /** Rewrites the trace zip at `path` in place; returns how many entries changed. */
