@@ -56,5 +56,8 @@ export {
   WaitConditions,
 } from './schemas.js';
 export { startLiveView } from './screenshots.js';
+// The secret rule for what a door writes itself (recordings, dashboards): values of every session, URL parameters.
+export { scrubEverywhere } from './semantics/secret-registry.js';
+export { isSecretParam, maskUrl, REDACTED } from './semantics/secrets.js';
 // Event streams (not request/reply operations): a session's events, a page's live view.
 export { SESSION_EVENT_NAMES, type SessionEvent, watchSession } from './session-events.js';

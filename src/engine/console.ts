@@ -1,4 +1,5 @@
 import type { BackendConsoleMessage, BackendPage } from '../backends/backend.js';
+import type { SecretRegistry } from './semantics/secret-registry.js';
 
 export interface ConsoleEntry {
   /** Increases per page; callers ask for entries after the seq they saw last. */
@@ -27,7 +28,11 @@ export class PageConsole {
   private seq = 0;
   private readonly entries: ConsoleEntry[] = [];
 
-  constructor(backend: BackendPage) {
+  /** `secrets`: the session's registry; entries leave with secret values and URL parameters masked. */
+  constructor(
+    backend: BackendPage,
+    private readonly secrets?: SecretRegistry,
+  ) {
     backend.onConsole((m) => this.add(m));
   }
 
@@ -56,7 +61,7 @@ export class PageConsole {
     let out = this.entries.filter((e) => e.seq > (opts.since_seq ?? 0));
     if (opts.level) out = out.filter((e) => e.level === level(opts.level!));
     if (opts.limit !== undefined) out = out.slice(-Math.max(0, opts.limit));
-    return out;
+    return this.secrets ? this.secrets.scrubRecord(out) : out;
   }
 
   clear(): void {

@@ -2,6 +2,8 @@ import type { OperationOptions } from './deadline.js';
 import { TabwrightError } from './errors.js';
 import { frameById } from './frames.js';
 import type { Page } from './page.js';
+import { COLLECT_SECRETS_SOURCE, SECRET_FREE_COPY_SOURCE } from './semantics/secret-sources.js';
+import type { FoundSecrets } from './semantics/secrets.js';
 
 /**
  * Page content reads (text, HTML) and absolute page scrolling, for doors
@@ -20,51 +22,38 @@ export interface ContentRead {
 }
 
 type ReadResult =
-  | { ok: true; content: string; count: number }
+  | { ok: true; content: string; count: number; secrets: FoundSecrets }
   | { ok: false; reason: 'invalid' | 'none'; message: string };
 
-function readInPage(arg: { selector: string | null; kind: 'text' | 'html' }): ReadResult {
-  // No named inner functions: this runs from its source text in the page.
-  const doc = document;
-  let el: Element = doc.documentElement;
-  let count = 1;
-  if (arg.selector !== null) {
-    let list: NodeListOf<Element>;
-    try {
-      list = doc.querySelectorAll(arg.selector);
-    } catch (err) {
-      return { ok: false, reason: 'invalid', message: err instanceof Error ? err.message : String(err) };
-    }
-    if (!list[0]) return { ok: false, reason: 'none', message: '' };
-    el = list[0];
-    count = list.length;
-  }
-  if (arg.kind === 'text') {
-    const from = arg.selector === null ? doc.body : el;
-    // biome-ignore lint/performance/useDomNodeTextContent: rendered text is what a text read means
-    const text = from instanceof HTMLElement ? from.innerText : (el.textContent ?? '');
-    return { ok: true, content: text, count };
-  }
-  // Secret fields' value attributes (a server-filled password, a one-time code, card data) never leave
-  // the page: by type, or by autocomplete token anywhere in the attribute ("billing cc-number").
-  const token = /(^|\s)(current-password|new-password|one-time-code|cc-[a-z-]+)(\s|$)/i;
-  const candidates = [el, ...el.querySelectorAll('[value]')].filter(
-    (x) =>
-      x.hasAttribute('value') &&
-      (x instanceof HTMLInputElement || x instanceof HTMLTextAreaElement) &&
-      ((x.getAttribute('type') ?? '').toLowerCase() === 'password' ||
-        token.test(x.getAttribute('autocomplete') ?? '')),
-  );
-  let out = el;
-  if (candidates.length > 0) {
-    out = el.cloneNode(true) as Element;
-    const copies = [out, ...out.querySelectorAll('[value]')];
-    const originals = [el, ...el.querySelectorAll('[value]')];
-    for (const [i, x] of originals.entries()) if (candidates.includes(x)) copies[i]?.removeAttribute('value');
-  }
-  const doctype = arg.selector === null && doc.doctype ? `<!DOCTYPE ${doc.doctype.name}>\n` : '';
-  return { ok: true, content: doctype + out.outerHTML, count };
-}
+/**
+ * `(arg) => ReadResult`, run in the page from its source text. The secret rule decides what the
+ * read leaves out: HTML drops secret fields' values (secretFreeCopy), and both reads bring back
+ * the secret values under the element so the engine can register and scrub them (text reads
+ * include what a private contenteditable shows).
+ */
+const readInPage = new Function(
+  'arg',
+  `const doc = document;
+   let el = doc.documentElement;
+   let count = 1;
+   if (arg.selector !== null) {
+     let list;
+     try { list = doc.querySelectorAll(arg.selector); }
+     catch (err) { return { ok: false, reason: 'invalid', message: err instanceof Error ? err.message : String(err) }; }
+     if (!list[0]) return { ok: false, reason: 'none', message: '' };
+     el = list[0];
+     count = list.length;
+   }
+   const secrets = (${COLLECT_SECRETS_SOURCE})(el);
+   if (arg.kind === 'text') {
+     const from = arg.selector === null ? doc.body : el;
+     const text = from instanceof HTMLElement ? from.innerText : (el.textContent ?? '');
+     return { ok: true, content: text, count, secrets };
+   }
+   const out = (${SECRET_FREE_COPY_SOURCE})(el);
+   const doctype = arg.selector === null && doc.doctype ? '<!DOCTYPE ' + doc.doctype.name + '>\\n' : '';
+   return { ok: true, content: doctype + out.outerHTML, count, secrets };`,
+) as (arg: { selector: string | null; kind: 'text' | 'html' }) => ReadResult;
 
 /** Where a read looks: the main document, or the frame with this engine frame id. */
 export type ReadOptions = OperationOptions & { frame?: string };
@@ -98,7 +87,9 @@ async function read(
       { details: { field: 'selector', match_count: 0 } },
     );
   }
-  return { content: r.content, match_count: r.count, url: page.url() };
+  const secrets = page.session.secrets;
+  secrets.addFound(r.secrets);
+  return { content: secrets.scrubText(r.content), match_count: r.count, url: page.url() };
 }
 
 /** The rendered text (innerText) of the page or of the first element matching `selector`. */

@@ -1,10 +1,15 @@
 import type { BackendFrame } from '../backends/backend.js';
 import { evaluateOnRef, targetOf } from '../snapshot/refs.js';
-import { sensitiveReason } from './actions/refuse.js';
 import type { OperationOptions } from './deadline.js';
 import { TabwrightError } from './errors.js';
 import { frameById } from './frames.js';
 import type { Page } from './page.js';
+import {
+  COLLECT_SECRETS_SOURCE,
+  SECRET_FREE_COPY_SOURCE,
+  SECRET_REASON_SOURCE,
+} from './semantics/secret-sources.js';
+import type { FoundSecrets } from './semantics/secrets.js';
 
 /**
  * Small reads of one element (text, HTML, value, an attribute, box, state),
@@ -40,32 +45,20 @@ export interface ElementRead {
 }
 
 /**
- * Page source of `(el) => boolean`: a field whose value is a secret (password, one-time code, card
- * data, by type or by autocomplete token, sections and billing/shipping prefixes included).
+ * `(el, arg) => value` sources, run in the page. The secret rule (semantics/secrets.ts) decides:
+ * secret values read as "[redacted]", HTML leaves them out, and text and HTML reads also bring
+ * back the secret values under the element, which the engine registers and scrubs from the answer.
  */
-const IS_SECRET = `((x) => x instanceof HTMLInputElement || x instanceof HTMLTextAreaElement
-  ? (x.type || '').toLowerCase() === 'password' ||
-    /(^|\\s)(current-password|new-password|one-time-code|cc-[a-z-]+)(\\s|$)/i.test(x.getAttribute('autocomplete') || '')
-  : false)`;
-
-/** `(el, arg) => value` sources, run in the page. Secret values (passwords, one-time codes, card data) read as "[redacted]". */
-const READERS: Record<ElementReadKind, string> = {
+const READ_SOURCES: Record<ElementReadKind, string> = {
   text: '(el) => (el.innerText ?? el.textContent ?? "")',
-  // A server-filled secret's value attribute is dropped from the markup.
-  html: `(el) => {
-    const secret = ${IS_SECRET};
-    if (!Array.from(el.querySelectorAll('[value]')).some(secret)) return el.innerHTML;
-    const c = el.cloneNode(true);
-    for (const x of c.querySelectorAll('[value]')) if (secret(x)) x.removeAttribute('value');
-    return c.innerHTML;
-  }`,
+  html: `(el) => (${SECRET_FREE_COPY_SOURCE})(el).innerHTML`,
   value: `(el) => {
     if (!('value' in el)) return null;
-    return ${IS_SECRET}(el) && el.value !== '' ? '[redacted]' : String(el.value);
+    return (${SECRET_REASON_SOURCE})(el) && el.value !== '' ? '[redacted]' : String(el.value);
   }`,
   attribute: `(el, name) => {
     const v = el.getAttribute(name);
-    return String(name).toLowerCase() === 'value' && v && ${IS_SECRET}(el) ? '[redacted]' : v;
+    return String(name).toLowerCase() === 'value' && v && (${SECRET_REASON_SOURCE})(el) ? '[redacted]' : v;
   }`,
   box: '(el) => { const r = el.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; }',
   visible:
@@ -80,8 +73,31 @@ const READERS: Record<ElementReadKind, string> = {
   options:
     '(el) => (el instanceof HTMLSelectElement ? Array.from(el.options).map((o) => o.label || o.text) : null)',
   // "" rather than null for "not sensitive": null stays "could not be read" in readElements.
-  sensitive: `(el) => (${sensitiveReason.toString()})(el) ?? ''`,
+  sensitive: `(el) => (${SECRET_REASON_SOURCE})(el) ?? ''`,
 };
+
+/** Reads whose answer may contain secret text: they bring back the secrets under the element too. */
+const COLLECTING = new Set<ElementReadKind>(['text', 'html', 'value', 'attribute', 'options']);
+
+/** The page source of one read: `(el, arg) => { v, s }` (s: found secrets, for collecting reads). */
+const READERS = Object.fromEntries(
+  Object.entries(READ_SOURCES).map(([kind, src]) => [
+    kind,
+    COLLECTING.has(kind as ElementReadKind)
+      ? `(el, arg) => ({ v: (${src})(el, arg), s: (${COLLECT_SECRETS_SOURCE})(el) })`
+      : `(el, arg) => ({ v: (${src})(el, arg) })`,
+  ]),
+) as Record<ElementReadKind, string>;
+
+type ReadAnswer = { v: unknown; s?: FoundSecrets };
+
+/** Registers the secrets a read found and returns its value scrubbed of every secret the session knows. */
+function answer(page: Page, a: ReadAnswer | null | undefined): unknown {
+  if (!a) return null;
+  const reg = page.session.secrets;
+  reg.addFound(a.s);
+  return reg.scrub(a.v);
+}
 
 type SelectorResult = { bad: string } | { count: number; value?: unknown };
 
@@ -126,10 +142,10 @@ export async function readElement(
 ): Promise<ElementRead> {
   page.assertPageAllowed();
   if ('element_ref' in target) {
-    const value = await page.run('page.read_element', 'read', opts, (d) =>
-      evaluateOnRef(page, target.element_ref, READERS[kind], arg, d),
+    const a = await page.run('page.read_element', 'read', opts, (d) =>
+      evaluateOnRef<ReadAnswer, unknown>(page, target.element_ref, READERS[kind], arg, d),
     );
-    return { value, match_count: 1 };
+    return { value: answer(page, a), match_count: 1 };
   }
   const r = await page.run('page.read_element', 'read', opts, (d) => {
     const frame = target.frame ? frameById(page, target.frame) : page.backend.frames()[0]!;
@@ -147,7 +163,7 @@ export async function readElement(
       { details: { field: 'selector', selector: target.selector, match_count: 0 } },
     );
   }
-  return { value: r.value, match_count: r.count };
+  return { value: answer(page, r.value as ReadAnswer), match_count: r.count };
 }
 
 const byRefs = new Map<ElementReadKind, (a: { items: [string, number][]; arg: unknown }) => unknown[]>();
@@ -201,7 +217,7 @@ export async function readElements(
         .evaluate(refsReader(kind), { items: g.items, arg }, Math.max(1, d.remaining() - 50))
         .catch(() => null);
       if (!values) continue;
-      for (const [i, at] of g.at.entries()) out[at] = values[i] ?? null;
+      for (const [i, at] of g.at.entries()) out[at] = answer(page, values[i] as ReadAnswer | null);
     }
     return out;
   });

@@ -2,6 +2,7 @@ import type { RequestLogEvent } from '../backends/backend.js';
 import { Deadline, type OperationOptions } from './deadline.js';
 import { TabwrightError } from './errors.js';
 import type { Page } from './page.js';
+import type { SecretRegistry } from './semantics/secret-registry.js';
 
 /**
  * The session's request log: every request of every page, correlated by
@@ -84,9 +85,26 @@ export class NetworkLog {
   recording: boolean;
   readonly recordedSince: number;
 
-  constructor(recording = true) {
+  /**
+   * `secrets`: the session's registry. Entries are records: what leaves the log has secret values,
+   * secret URL parameters and secret form fields masked (semantics/secret-registry.ts); URL filters
+   * match the URLs as the page requested them.
+   */
+  constructor(
+    recording = true,
+    private readonly secrets?: SecretRegistry,
+  ) {
     this.recording = recording;
     this.recordedSince = Date.now();
+  }
+
+  /** An entry as it leaves the log. */
+  private out<T extends RequestEntry>(e: T): T {
+    const s = this.secrets;
+    if (!s) return { ...e };
+    const copy = { ...e, url: s.scrubUrl(e.url) };
+    if (e.post_data !== null) copy.post_data = s.scrubBody(e.post_data);
+    return s.scrubRecord(copy);
   }
 
   watch(page: Page): void {
@@ -183,7 +201,7 @@ export class NetworkLog {
         (f.since_seq === undefined || e.seq > f.since_seq),
     );
     if (f.limit !== undefined) out = out.slice(-Math.max(0, f.limit));
-    return out.map((e) => ({ ...e }));
+    return out.map((e) => this.out(e));
   }
 
   inflight(): number {
@@ -210,9 +228,10 @@ export class NetworkLog {
       );
     }
     const body = this.bodies.get(requestId) ?? null;
+    const cut = body === null ? null : body.slice(0, maxChars);
     return {
-      ...e,
-      body: body === null ? null : body.slice(0, maxChars),
+      ...this.out(e),
+      body: cut === null || !this.secrets ? cut : this.secrets.scrubText(cut),
       returned_truncated: body !== null && body.length > maxChars,
     };
   }
@@ -247,14 +266,14 @@ export class NetworkLog {
             e.state !== 'pending' &&
             (e.responded_at ?? e.finished_at ?? 0) >= since,
         );
-      if (pinned && done(pinned)) return { ...pinned, from_look_back: true };
+      if (pinned && done(pinned)) return { ...this.out(pinned), from_look_back: true };
     }
     const fromLookBack = pinned !== undefined;
     return new Promise((resolve, reject) => {
       const l = (e: RequestEntry) => {
         if (!done(e) || (pinned && e !== pinned)) return;
         cleanup();
-        resolve({ ...e, from_look_back: fromLookBack });
+        resolve({ ...this.out(e), from_look_back: fromLookBack });
       };
       const onAbort = () => {
         cleanup();

@@ -4,6 +4,7 @@ import { log } from './log.js';
 import type { Page } from './page.js';
 import type { OriginPolicy } from './policy.js';
 import type { ProxiedAttempt } from './policy-proxy.js';
+import { maskUrl } from './semantics/secrets.js';
 
 /** One request the session's origin policy stopped before it left the browser. */
 export interface BlockedRequest {
@@ -130,6 +131,8 @@ export class NetworkPolicy {
 
   private add(fields: Omit<BlockedRequest, 'seq' | 'at'>): void {
     const rec: BlockedRequest = { seq: ++this.seq, at: new Date().toISOString(), ...fields };
+    // A record: secret URL parameters are masked (semantics/secrets.ts); the origin stays as it is.
+    rec.url = maskUrl(rec.url);
     if (rec.url.length > MAX_URL_CHARS) {
       rec.url = rec.url.slice(0, MAX_URL_CHARS);
       rec.url_truncated = true;

@@ -77,7 +77,7 @@ export class Page {
   ) {
     this.dialogs = new PageDialogs(this);
     this.network = new NetworkActivity(backend);
-    this.console = new PageConsole(backend);
+    this.console = new PageConsole(backend, session.secrets);
     this.fileChoosers = new PageFileChoosers(this);
     session.downloads.watch(this);
     session.requests.watch(this);
@@ -330,9 +330,11 @@ export class Page {
     source: string,
     opts: OperationOptions & { args?: unknown[]; frame?: string } = {},
   ): Promise<ScriptResult> {
-    return this.run('page.eval', 'action', opts, (d) =>
+    // The one secret rule: values the session knows are secret do not come back through scripts either.
+    const result = await this.run('page.eval', 'action', opts, (d) =>
       runScript(this, source, opts.args ?? [], d, opts.frame),
     );
+    return this.session.secrets.scrub(result);
   }
 
   /** localStorage / sessionStorage of the current document: all keys, or one value (null when absent). */

@@ -3,6 +3,9 @@ import type { RawBackendOps, RawCdpSession, TracingOptions } from '../backends/r
 import { DeadlineExpired, type OperationOptions } from './deadline.js';
 import { TabwrightError } from './errors.js';
 import type { Page } from './page.js';
+import { COLLECT_SECRETS_SOURCE } from './semantics/secret-sources.js';
+import type { FoundSecrets } from './semantics/secrets.js';
+import { scrubTraceFile } from './semantics/trace-scrub.js';
 import type { Session } from './session.js';
 
 /**
@@ -43,8 +46,30 @@ export function startTracing(session: Session, opts: TracingOptions = {}): Promi
   return ops(session.browser).startTracing(session.context, opts);
 }
 
-export function stopTracing(session: Session, path: string): Promise<void> {
-  return ops(session.browser).stopTracing(session.context, path);
+/**
+ * Stops tracing and writes the trace, then puts it through the secret rule (semantics/trace-scrub.ts):
+ * the secret values the pages hold now are registered first, so a trace never holds what no
+ * snapshot happened to see.
+ */
+export async function stopTracing(session: Session, path: string): Promise<void> {
+  await registerPageSecrets(session);
+  await ops(session.browser).stopTracing(session.context, path);
+  scrubTraceFile(path, session.secrets);
+}
+
+/** Reads the secret values every frame of every page holds into the session's registry (bounded, best effort). */
+async function registerPageSecrets(session: Session): Promise<void> {
+  const collect = new Function('_', `return (${COLLECT_SECRETS_SOURCE})(null);`) as (_: null) => FoundSecrets;
+  await Promise.all(
+    session.pages().flatMap((p) =>
+      p.backend.frames().map((f) =>
+        f
+          .evaluate(collect, null, 2000)
+          .then((found) => session.secrets.addFound(found))
+          .catch(() => {}),
+      ),
+    ),
+  );
 }
 
 /**

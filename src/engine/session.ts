@@ -23,6 +23,7 @@ import { navigationTarget, Page, type PageInfo } from './page.js';
 import type { OriginPolicy } from './policy.js';
 import type { PolicyProxy } from './policy-proxy.js';
 import { SessionRoutes } from './routes.js';
+import { SecretRegistry } from './semantics/secret-registry.js';
 import type { Cookie } from './storage.js';
 
 export type SessionKind = 'ephemeral' | 'persistent' | 'attach' | 'remote';
@@ -88,6 +89,8 @@ export class Session {
   /** Enforces `policy` on the context's requests (see network-policy.ts). */
   readonly network: NetworkPolicy;
   readonly downloads: SessionDownloads;
+  /** Secret values the session's pages got or hold, scrubbed from every output (semantics/secret-registry.ts). */
+  readonly secrets = new SecretRegistry();
   /** Every request of the session's pages, with xhr/fetch bodies (see network-log.ts). */
   readonly requests: NetworkLog;
   /** Abort / mock routes of the session's context (see routes.ts). */
@@ -112,7 +115,7 @@ export class Session {
     this.downloads = new SessionDownloads(
       parts.downloadsDir ?? join(tmpdir(), 'tabwright-downloads', parts.id),
     );
-    this.requests = new NetworkLog(parts.networkRecording ?? true);
+    this.requests = new NetworkLog(parts.networkRecording ?? true, this.secrets);
     this.routes = new SessionRoutes(parts.context);
     parts.browser.onDisconnected(() => this.markBrowserGone());
     parts.context.onPage((bp) => {
@@ -284,7 +287,7 @@ export class Session {
 
   /** Requests the origin policy blocked (the last 200), optionally after a seq and for one page. */
   blockedRequests(filter: { since_seq?: number; page_id?: string } = {}): BlockedRequest[] {
-    return this.network.blocked(filter);
+    return this.secrets.scrubRecord(this.network.blocked(filter));
   }
 
   /** Cookies of the session's browser context, optionally only those sent to `urls`. */
@@ -324,7 +327,7 @@ export class Session {
 
   /** The session's downloads, oldest first, optionally after a seq. */
   listDownloads(sinceSeq = 0): DownloadRecord[] {
-    return this.downloads.list(sinceSeq);
+    return this.secrets.scrubRecord(this.downloads.list(sinceSeq));
   }
 
   /** Waits for a download (by id, else the newest in progress or the next to start) to complete or fail. */
@@ -370,6 +373,7 @@ export class Session {
     try {
       await this.closeBrowserSide();
     } finally {
+      this.secrets.dispose();
       // After the context: its last requests (a pagehide beacon) are still judged, then the port closes.
       await this.proxy?.close();
     }

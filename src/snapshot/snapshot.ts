@@ -206,6 +206,13 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
   );
   const rootRun = runs[0]!;
   const top = rootRun.result!;
+  // The secret values each document holds join the session's registry; they never leave the engine.
+  const secrets = page.session.secrets;
+  for (const r of runs) {
+    if (!r.result) continue;
+    secrets.addFound(r.result.secrets);
+    delete r.result.secrets;
+  }
 
   // Where each child frame goes: the local id of its iframe element in the parent document.
   const childOf = new Map<string, FrameRun>();
@@ -278,8 +285,11 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
     }
     return n;
   };
-  const model = convert(top.root, rootRun, [0, 0]);
-  if (model.role === 'document') model.name = top.title;
+  // Values are redacted in the page already; the scrub also catches secrets the page shows elsewhere
+  // (an echo, a private editor's text in a label). Text, elements, diffs and v1 all come from this model.
+  const model = secrets.scrub(convert(top.root, rootRun, [0, 0]));
+  const title = secrets.scrubText(top.title);
+  if (model.role === 'document') model.name = title;
 
   const ro: RenderOptions = {
     interactiveOnly: !!o.interactive_only,
@@ -337,8 +347,8 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
 
   const result: SnapshotResult = {
     page_id: page.id,
-    url: top.url,
-    title: top.title,
+    url: secrets.scrubText(top.url),
+    title,
     text,
     snapshot: undefined as unknown as PageSnapshotV1,
     elements,

@@ -1,30 +1,19 @@
 import { chmodSync, closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { ops } from '../../engine/api.js';
+import { ops, scrubEverywhere } from '../../engine/api.js';
 import type { Logger } from '../../engine/log.js';
 import type { Session } from '../../engine/session.js';
 
 /**
  * Recording with consent: a Playwright trace per connection (viewable with
  * `npx playwright show-trace`) plus events.jsonl of the door's operations.
- * Typed text into sensitive fields is masked, URLs are scrubbed (secret-like
- * query values, credentials, fragments), files are 0600 in 0700 folders.
+ * Both go through the engine's secret rule: typed text into secret fields and
+ * secret values the pages hold are masked, and so are secret URL parameters
+ * (events here, the trace by the engine when it is written). The trace is
+ * recorded without screenshots: pictures cannot be scrubbed (a private
+ * editor's text would show in them); its DOM snapshots are kept, scrubbed.
+ * Files are 0600 in 0700 folders.
  */
-const SECRET_PARAM = /token|code|secret|pass|key|signature|sig|auth|session|otp/i;
-
-export function scrubUrl(url: unknown): unknown {
-  if (typeof url !== 'string') return url;
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    u.hash = '';
-    for (const k of [...u.searchParams.keys()]) if (SECRET_PARAM.test(k)) u.searchParams.set(k, 'REDACTED');
-    return u.href;
-  } catch {
-    return url;
-  }
-}
 
 export interface RecordingStatus {
   active: boolean;
@@ -95,7 +84,7 @@ export class Recorder {
     const a = this.active;
     if (!a || a.sessions.has(session) || !session.alive) return;
     a.sessions.set(session, ++a.seq);
-    await ops.traceStart.call(session, { title: a.name }).catch((err) => {
+    await ops.traceStart.call(session, { title: a.name, screenshots: false }).catch((err) => {
       a.sessions.delete(session);
       this.log.warn({ err: String(err) }, 'recording: tracing could not start for a session');
     });
@@ -125,9 +114,8 @@ export class Recorder {
     const a = this.active;
     if (!a) return;
     const e: Record<string, unknown> = { t: new Date().toISOString(), ...event };
-    if ('url' in e) e.url = scrubUrl(e.url);
     try {
-      writeSync(a.fd, `${JSON.stringify(e)}\n`);
+      writeSync(a.fd, `${scrubEverywhere(JSON.stringify(e))}\n`);
       a.events++;
     } catch {}
   }

@@ -4,7 +4,6 @@ import type { Page as EnginePage } from '../../engine/page.js';
 import type { SnapshotOptions as EngineSnapshotOptions, SnapshotResult } from '../../snapshot/index.js';
 import type { RefTokens } from './refs.js';
 import type { CallOptions } from './results.js';
-import { redactValues, sensitiveValues } from './sensitive.js';
 
 export const SNAPSHOT_LIMITS = { chars: 50_000, depth: 50, frames: 32 } as const;
 
@@ -43,7 +42,7 @@ export function snapshotId(): string {
   return `snap_${randomBytes(9).toString('base64url')}`;
 }
 
-/** Takes an engine snapshot with the door's limits and turns it into the door's view (refs → tokens, secrets redacted). */
+/** Takes an engine snapshot with the door's limits and turns it into the door's view (refs → tokens; the engine redacts secrets). */
 export async function takeView(
   page: EnginePage,
   tokens: RefTokens,
@@ -68,16 +67,11 @@ export async function takeView(
     }
     throw err;
   }
-  const secrets = await page
-    .evaluate('js.sensitive_values', sensitiveValues, null, {
-      timeoutMs: Math.max(1, Math.min(2000, opts.timeoutMs)),
-    })
-    .catch(() => [] as string[]);
+  // Secret values are redacted by the engine's snapshot (the one secret rule, for every door).
   tokens.begin();
   const fullText = res.full_text ?? res.text;
-  const tree = redactValues(tokens.rewrite(fullText, true), secrets);
-  const diff =
-    res.diff && !res.diff.full ? redactValues(tokens.rewrite(res.diff.text, false), secrets) : tree;
+  const tree = tokens.rewrite(fullText, true);
+  const diff = res.diff && !res.diff.full ? tokens.rewrite(res.diff.text, false) : tree;
   return {
     id: snapshotId(),
     url: res.url,

@@ -1,7 +1,5 @@
-import { narrowPolicy, type OriginPolicyInput } from '../../engine/api.js';
+import { log, narrowPolicy, type OriginPolicyInput, TabwrightError } from '../../engine/api.js';
 import type { Engine, SessionRequest } from '../../engine/engine.js';
-import { TabwrightError } from '../../engine/errors.js';
-import { log } from '../../engine/log.js';
 import type { Page } from '../../engine/page.js';
 import type { Session } from '../../engine/session.js';
 

@@ -4,6 +4,7 @@ import { TabwrightError } from '../errors.js';
 import type { Page } from '../page.js';
 import { elementCall, type PinnedElement, staleRef } from './element-calls.js';
 import type { Fingerprint, GuardResult, ProbeKind } from './injected/probe.js';
+import type { SecretTarget } from './observe.js';
 
 /** Refusals worth waiting out: the page may still be settling (render, enable, animation, overlay leaving). */
 const WAITABLE = new Set(['hidden', 'unstable', 'obscured', 'disabled']);
@@ -17,6 +18,8 @@ export type Prepared = GuardOk & {
   value?: string | boolean | null;
   fingerprint?: Fingerprint;
   focused?: boolean;
+  /** The target is a secret field (the secret rule): what it types is registered as a secret. */
+  secret?: SecretTarget;
 };
 
 /**

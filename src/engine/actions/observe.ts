@@ -38,13 +38,25 @@ export async function readFingerprint(
   }
 }
 
-/** Fingerprint + observer start for actions without an element (one round trip). */
-export async function preparePage(frame: BackendFrame, d: Deadline): Promise<Fingerprint | null> {
+/** The secret field an action types into (secretOf in the probe): why it is secret and its form name. */
+export type SecretTarget = { reason: string; name: string | null } | null;
+
+/**
+ * Fingerprint + observer start for actions without an element (one round trip), and whether the
+ * focused element (where targetless typing goes) is a secret field.
+ */
+export async function preparePage(
+  frame: BackendFrame,
+  d: Deadline,
+): Promise<{ fingerprint: Fingerprint | null; secret: SecretTarget }> {
   try {
-    const r = await withCap(frameCall<{ fingerprint: Fingerprint }>(frame, { op: 'prepare' }, d), 1500);
-    return r.fingerprint;
+    const r = await withCap(
+      frameCall<{ fingerprint: Fingerprint; secret?: SecretTarget }>(frame, { op: 'prepare' }, d),
+      1500,
+    );
+    return { fingerprint: r.fingerprint, secret: r.secret ?? null };
   } catch {
-    return null;
+    return { fingerprint: null, secret: null };
   }
 }
 

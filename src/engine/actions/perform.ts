@@ -13,6 +13,7 @@ import {
   preparePage,
   QUIET_MS,
   readFingerprint,
+  type SecretTarget,
   settle,
   VALUE_QUIET_MS,
 } from './observe.js';
@@ -140,6 +141,7 @@ async function run(
   let frameBefore: Fingerprint | null;
   let valueBefore: string | boolean | null = null;
   let focused: boolean | undefined;
+  let secret: SecretTarget = null;
   if (el) {
     const kind = spec.action === 'click' && spec.synthetic ? 'synthetic' : KIND[spec.action];
     const g = await waitActionable(page, el, kind, d, {
@@ -147,13 +149,19 @@ async function run(
       focus: focusMode(spec),
     });
     focused = g.focused;
+    secret = g.secret ?? null;
     if (g.point) point = await toPagePoint(page, el.frame, g.point, d);
     frameBefore = g.fingerprint ?? null;
     valueBefore = g.value ?? null;
   } else {
     if (resolved?.kind === 'point') point = { x: resolved.x, y: resolved.y };
-    frameBefore = await preparePage(mainFrame, d);
+    const prepared = await preparePage(mainFrame, d);
+    frameBefore = prepared.fingerprint;
+    secret = prepared.secret;
   }
+  // Text bound for a secret field is a secret from now on: registered before it is sent, so nothing
+  // the action causes (the receipt, a request carrying it, a log line) can show it.
+  if (secret) registerTyped(page, spec, secret);
   const before = observedFrame === mainFrame ? frameBefore : await readFingerprint(mainFrame, d);
   const pagesBefore = new Set(page.session.pages().map((p) => p.id));
   const marks = markSignals(page);
@@ -304,7 +312,14 @@ async function run(
       receipt.warnings.push(`No snapshot diff: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  return receipt;
+  // A receipt is a record: secret values and secret URL parameters are masked.
+  return page.session.secrets.scrubRecord(receipt);
+}
+
+/** Registers what `spec` types into a secret field (and the field's name, for form bodies). */
+function registerTyped(page: Page, spec: ActionSpec, secret: NonNullable<SecretTarget>): void {
+  const text = spec.action === 'type' ? spec.text : spec.action === 'fill' ? spec.value : null;
+  page.session.secrets.add(text, secret.name);
 }
 
 interface ScrollMetrics {

@@ -2,28 +2,9 @@ import { evaluateOnRef } from '../../snapshot/refs.js';
 import type { Deadline } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
 import type { Page } from '../page.js';
+import { SECRET_REASON_SOURCE } from '../semantics/secret-sources.js';
 import type { PinnedElement } from './element-calls.js';
 import type { ActionOptions, ActionSpec } from './types.js';
-
-/**
- * Sensitive fields: password inputs, autocomplete credentials (current-password, new-password,
- * one-time-code, cc-*), and anything inside [data-private] / [data-sensitive]. A guard, not DLP.
- * Runs in the page on one element (sent as source: it must stay self-contained). Returns why the
- * element is sensitive, or null.
- */
-export function sensitiveReason(el: Element): string | null {
-  const e = el as HTMLInputElement;
-  if (e.closest?.('[data-private],[data-sensitive]')) return 'data-private';
-  const type = (e.getAttribute?.('type') ?? '').toLowerCase();
-  if (e.tagName === 'INPUT' && type === 'password') return 'password';
-  const ac = (e.getAttribute?.('autocomplete') ?? '').toLowerCase();
-  if (
-    /(^|\s)(current-password|new-password|one-time-code|cc-[a-z-]+)(\s|$)/.test(ac) ||
-    ac.includes('password')
-  )
-    return 'credential';
-  return null;
-}
 
 /**
  * The refusals a door asks for with `ActionOptions.refuse`, checked on the resolved target inside
@@ -46,7 +27,8 @@ export async function refuseTarget(
     );
   }
   if (refuse.sensitive && (spec.action === 'fill' || spec.action === 'type')) {
-    const why = await evaluateOnRef(page, el.ref, sensitiveReason, null, d);
+    // The one secret rule (semantics/secrets.ts): password, credential, one-time-code, card, data-private.
+    const why = await evaluateOnRef<string | null, null>(page, el.ref, SECRET_REASON_SOURCE, null, d);
     if (why) {
       throw new TabwrightError(
         'element_not_actionable',

@@ -3,6 +3,7 @@ import type { OperationOptions } from '../deadline.js';
 import type { Engine } from '../engine.js';
 import type { Page } from '../page.js';
 import { parseInput } from '../schemas.js';
+import type { SecretRegistry } from '../semantics/secret-registry.js';
 import type { Session } from '../session.js';
 
 /**
@@ -94,9 +95,17 @@ export function defineOp<S extends Scope, Z extends z.ZodType, Out>(
     summary,
     input,
     async call(subject: Subjects[S], raw: z.input<Z>, opts: OperationOptions = {}): Promise<Out> {
-      return run(subject, parseInput(input, raw, name), opts);
+      const out = await run(subject, parseInput(input, raw, name), opts);
+      // The one secret rule, on every operation's output: values the session knows are secret never leave.
+      return secretsOf(subject)?.scrub(out) ?? out;
     },
   });
+}
+
+/** The secret registry of an operation's subject (a page's or a session's; none for the engine). */
+function secretsOf(subject: Subjects[Scope]): SecretRegistry | undefined {
+  const owner = 'secrets' in subject ? subject : (subject as { session?: unknown }).session;
+  return owner && typeof owner === 'object' && 'secrets' in owner ? (owner as Session).secrets : undefined;
 }
 
 /** The input type of an operation (what a door passes to `call`). */

@@ -9,6 +9,7 @@
  * identified by per-document local ids kept in a WeakMap, never by position.
  */
 
+import { collectSecrets, REDACTED, secretReason } from '../../engine/semantics/secrets.js';
 import { INTERACTIVE_ROLES } from '../model.js';
 import type { PageCall, RawElement, RawStates, WalkError, WalkOptions, WalkResult } from './types.js';
 
@@ -211,9 +212,6 @@ const ATTR_WHITELIST = [
   'data-state',
   'aria-checked',
 ];
-
-const REDACTED = '[redacted]';
-const SECRET_AUTOCOMPLETE = /(^|\s)(current-password|new-password|one-time-code|cc-[a-z-]+)(\s|$)/i;
 
 // ---------------------------------------------------------------- identity
 
@@ -460,12 +458,14 @@ function isNativeInteractive(el: Element): boolean {
 
 // ---------------------------------------------------------------- secrets and values
 
+// The one secret rule (src/engine/semantics/secrets.ts), bundled in.
 function isSecret(el: Element): boolean {
-  const t = el.localName;
-  if (t !== 'input' && t !== 'textarea' && t !== 'select') return false;
-  if (t === 'input' && ((el as HTMLInputElement).type || '').toLowerCase() === 'password') return true;
-  const ac = el.getAttribute('autocomplete');
-  return !!ac && SECRET_AUTOCOMPLETE.test(ac);
+  return secretReason(el) !== null;
+}
+
+/** An editable host (contenteditable) whose content is a secret: its text is its value. */
+function isSecretEditable(el: Element): boolean {
+  return el.hasAttribute('contenteditable') && (el as HTMLElement).isContentEditable === true && isSecret(el);
 }
 
 function selectedText(el: HTMLSelectElement): string {
@@ -638,6 +638,10 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean): 
       const role = roleOf(el);
       // Embedded controls contribute their value.
       if (role === 'textbox' || role === 'searchbox') {
+        if (isSecretEditable(el)) {
+          if ((el.textContent ?? '').trim()) parts.push(' ', REDACTED, ' ');
+          return;
+        }
         if ((el as HTMLElement).isContentEditable) {
           /* fall through to content */
         } else {
@@ -1149,6 +1153,8 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
     if (summary) visit(summary, kids, ctx, childInh);
   } else if (tag === 'textarea' || tag === 'input') {
     // Form controls show their value, not their DOM children.
+  } else if (isSecretEditable(el)) {
+    // A private editable host: its content is its value, and secret.
   } else if (tag === 'select') {
     walkOptions(el as HTMLSelectElement, kids, ctx);
   } else if (tag === 'iframe' || tag === 'frame' || tag === 'caption') {
@@ -1186,7 +1192,7 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
     name = kidsText(kids, 300);
   else name = accName(el, role);
   if (name) node.name = name.length > 900 ? `${name.slice(0, 900)}…` : name;
-  const value = liveValue(el, role);
+  const value = isSecretEditable(el) ? (el.textContent?.trim() ? REDACTED : '') : liveValue(el, role);
   if (value !== undefined) node.value = value;
   let st = statesOf(promotedFrom ?? el, role, ctx.focused);
   if (promotedFrom) st = { ...st, checked: promotedFrom.checked };
@@ -1359,6 +1365,8 @@ function walk(opts: WalkOptions): WalkResult | WalkError {
   return {
     ok: true,
     doc: docId,
+    // The page's own secret values, for the engine's registry (it removes them before anything leaves).
+    secrets: collectSecrets(document, secretReason),
     url: location.href,
     title: document.title,
     root: top,

@@ -1,3 +1,5 @@
+import type { FoundSecrets } from '../../engine/semantics/secrets.js';
+
 /**
  * Shapes exchanged between the in-page script and the engine. Plain data
  * only: everything here crosses the page boundary as JSON.
@@ -64,6 +66,8 @@ export interface WalkOptions {
 export interface WalkResult {
   ok: true;
   doc: string;
+  /** Secret values the document holds (secrets.ts collectSecrets): registered by the engine, then dropped. */
+  secrets?: FoundSecrets;
   url: string;
   title: string;
   root: RawElement;

@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { scrubEverywhere } from '../../../engine/api.js';
 import { type LiveInput, liveInput } from '../../../engine/held-input.js';
 import type { HumanInputEvent } from '../../../engine/human-input.js';
 import { NAMED_KEYS } from '../../../engine/keys.js';
@@ -63,7 +64,7 @@ export function registerDashboard(app: FastifyInstance, state: DoorState): void 
       .code(status)
       .header('content-type', 'application/json; charset=utf-8')
       .header('cache-control', 'no-store')
-      .send(JSON.stringify(body));
+      .send(scrubEverywhere(JSON.stringify(body)));
 
   const serveAsset = async (name: string, res: FastifyReply) => {
     const type = ASSETS[name];
@@ -132,8 +133,11 @@ export function registerDashboard(app: FastifyInstance, state: DoorState): void 
     raw.on('close', () => streams.delete(raw));
     return raw;
   };
+  // Live view data goes through the secret rule (secret values of every session, URL parameters);
+  // screencast frames are pictures: nothing in them can be scrubbed.
   const send = (raw: ServerResponse, event: string, data: unknown) => {
-    if (!raw.writableEnded) raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const text = event === 'frame' ? JSON.stringify(data) : scrubEverywhere(JSON.stringify(data));
+    if (!raw.writableEnded) raw.write(`event: ${event}\ndata: ${text}\n\n`);
   };
 
   app.get('/dashboard/api/events', async (_req, res) => {

@@ -9,6 +9,7 @@ import {
   syntheticClick,
 } from './ops.js';
 import {
+  deepFocused,
   type FindSpec,
   find,
   fingerprint,
@@ -18,6 +19,7 @@ import {
   observeStart,
   type ProbeKind,
   rawValue,
+  secretOf,
   settle,
 } from './probe.js';
 
@@ -88,7 +90,7 @@ export function create() {
           observeStart();
           // Focus after the observer starts: focus handlers are part of what the action does.
           const focused = a.focus ? focusElement(el, a.focus === 'plain' ? undefined : a.focus) : undefined;
-          return { ...r, value, fingerprint: fp, focused };
+          return { ...r, value, fingerprint: fp, focused, secret: secretOf(el) };
         }
         case 'value':
           return liveValue(el);
@@ -113,7 +115,8 @@ export function create() {
         case 'prepare': {
           const fp = fingerprint();
           observeStart();
-          return { fingerprint: fp };
+          // Targetless typing goes to the focused element: is it a secret field?
+          return { fingerprint: fp, secret: secretOf(deepFocused()) };
         }
         case 'settle': {
           const r = await settle(a.quietMs, a.capMs, a.awaitInputMs);

@@ -8,6 +8,8 @@
  * page: they come back as "[redacted]".
  */
 
+import { REDACTED, secretReason } from '../../semantics/secrets.js';
+
 export type ProbeKind =
   | 'click'
   | 'hover'
@@ -60,12 +62,22 @@ export interface GuardResult {
   coverId?: { doc: string; id: number } | null;
 }
 
-const SECRET_AUTOCOMPLETE = /(^|\s)(current-password|new-password|one-time-code|cc-[a-z-]+)(\s|$)/i;
-
+/** The one secret rule (src/engine/semantics/secrets.ts), bundled in. */
 export function isSecret(el: Element): boolean {
-  if (!(el instanceof HTMLInputElement)) return false;
-  if (el.type === 'password') return true;
-  return SECRET_AUTOCOMPLETE.test(el.getAttribute('autocomplete') ?? '');
+  return secretReason(el) !== null;
+}
+
+/** What the engine's secret registry needs of a target: why it is secret and its form name, or null. */
+export function secretOf(el: Element | null): { reason: string; name: string | null } | null {
+  const reason = el ? secretReason(el) : null;
+  return el && reason ? { reason, name: el.getAttribute('name') } : null;
+}
+
+/** The focused element, through open shadow roots (where targetless typing goes). */
+export function deepFocused(): Element | null {
+  let a = document.activeElement;
+  while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
+  return a;
 }
 
 /** The live value of a form control (unredacted: only compared in the page, never returned). */
@@ -82,7 +94,7 @@ export function rawValue(el: Element): string | null {
 export function liveValue(el: Element): string | null {
   const v = rawValue(el);
   if (v === null) return null;
-  return isSecret(el) ? (v === '' ? '' : '[redacted]') : v;
+  return isSecret(el) ? (v === '' ? '' : REDACTED) : v;
 }
 
 const TEXT_INPUT_TYPES = new Set([

@@ -1,0 +1,90 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { strFromU8, strToU8, unzipSync, type Zippable, zipSync } from 'fflate';
+import type { SecretRegistry } from './secret-registry.js';
+import { scrubEverywhere } from './secret-registry.js';
+import { isSecretParam, REDACTED } from './secrets.js';
+
+/**
+ * Playwright traces through the secret rule. A trace zip holds the actions with their parameters
+ * (the text an insertText sent), DOM snapshots (input values included), network entries (request
+ * bodies, URLs) and resources (response bodies, images). After the backend writes it, every text
+ * entry is rewritten: secret values of every live session and secret URL parameters masked;
+ * network entries also by secret field name (query, form, body) and credential headers and cookies. Images (screenshots, screencast frames) cannot be
+ * scrubbed: callers that record for someone else record without screenshots (the JS door does).
+ */
+
+/** True when the bytes are text worth scrubbing (no NUL byte in the first 4 KiB). */
+function isText(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 4096);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return false;
+  return true;
+}
+
+type NameValue = { name?: string; value?: string };
+interface HarRequest {
+  queryString?: NameValue[];
+  headers?: NameValue[];
+  cookies?: NameValue[];
+  postData?: { text?: string; params?: NameValue[] };
+}
+
+/** Headers whose values are credentials (a trace is handed to others). */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+
+function maskPairs(pairs: NameValue[] | undefined, secret: (name: string) => boolean): void {
+  for (const p of pairs ?? []) if (p.value && p.name && secret(p.name)) p.value = REDACTED;
+}
+
+/**
+ * One trace.network line (a HAR entry): query parameters and form fields of secret names, the
+ * request body by field name, credential headers and cookies masked. The text-wide scrub after it
+ * takes the values.
+ */
+function scrubNetworkLine(line: string, registry: SecretRegistry): string {
+  if (!line.startsWith('{')) return line;
+  try {
+    const entry = JSON.parse(line) as {
+      snapshot?: { request?: HarRequest; response?: { headers?: NameValue[]; cookies?: NameValue[] } };
+    };
+    const req = entry.snapshot?.request;
+    if (!req) return line;
+    const secretName = (n: string) => isSecretParam(n) || registry.names.has(n);
+    const header = (n: string) => CREDENTIAL_HEADERS.has(n.toLowerCase());
+    maskPairs(req.queryString, secretName);
+    maskPairs(req.postData?.params, secretName);
+    if (req.postData && typeof req.postData.text === 'string')
+      req.postData.text = registry.scrubBody(req.postData.text);
+    maskPairs(req.headers, header);
+    maskPairs(entry.snapshot?.response?.headers, header);
+    maskPairs(req.cookies, () => true);
+    maskPairs(entry.snapshot?.response?.cookies, () => true);
+    return JSON.stringify(entry);
+  } catch {
+    return line;
+  }
+}
+
+/** Rewrites the trace zip at `path` in place; returns how many entries changed. */
+export function scrubTraceFile(path: string, registry: SecretRegistry): number {
+  const entries = unzipSync(readFileSync(path));
+  const out: Zippable = {};
+  let changed = 0;
+  for (const [name, bytes] of Object.entries(entries)) {
+    if (!isText(bytes)) {
+      out[name] = [bytes, { level: 0 }];
+      continue;
+    }
+    let text = strFromU8(bytes);
+    const before = text;
+    if (name.endsWith('.network'))
+      text = text
+        .split('\n')
+        .map((l) => scrubNetworkLine(l, registry))
+        .join('\n');
+    text = scrubEverywhere(text);
+    if (text !== before) changed++;
+    out[name] = [strToU8(text), { level: 6 }];
+  }
+  writeFileSync(path, zipSync(out));
+  return changed;
+}
