@@ -53,6 +53,12 @@ export function forceClose(p: LaunchedProcess): void {
 
 /** Removes the temporary profile and work directory of a process that is gone. */
 export function removeDirectories(p: LaunchedProcess): void {
-  for (const dir of [p.temporaryProfile, p.workDir])
-    if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  for (const dir of [p.temporaryProfile, p.workDir]) {
+    if (!dir) continue;
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // A process that is still exiting may write into it: the engine's launch records try again.
+    }
+  }
 }

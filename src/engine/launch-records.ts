@@ -29,9 +29,21 @@ function sameBrowser(r: LaunchRecord): boolean {
   }
 }
 
-function removeDirs(r: Pick<LaunchRecord, 'temporary_profile' | 'work_dir'>): void {
-  for (const dir of [r.temporary_profile, r.work_dir])
-    if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+/**
+ * Removes a browser's directories. A browser that is still exiting may write into its profile while
+ * it goes: a failed removal is tried again a little later instead of failing anything.
+ */
+function removeDirs(r: Pick<LaunchRecord, 'temporary_profile' | 'work_dir'>, attempt = 0): void {
+  for (const dir of [r.temporary_profile, r.work_dir]) {
+    if (!dir) continue;
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch (err) {
+      if (attempt < 5)
+        setTimeout(() => removeDirs({ temporary_profile: dir, work_dir: null }, attempt + 1), 500).unref();
+      else log.warn({ dir, err: String(err) }, 'could not remove a browser directory');
+    }
+  }
 }
 
 export class LaunchRecords {
@@ -117,7 +129,7 @@ export class LaunchRecords {
       const path = join(this.dir, f);
       const orphanDir = /^browser-(\d+)-\d+$/.exec(f);
       if (orphanDir) {
-        if (!alive(Number(orphanDir[1]))) rmSync(path, { recursive: true, force: true });
+        if (!alive(Number(orphanDir[1]))) removeDirs({ temporary_profile: null, work_dir: path });
         continue;
       }
       if (!f.endsWith('.json')) continue;

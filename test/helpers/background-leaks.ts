@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { maskUrl } from '../../src/engine/api.js';
 import type { Attacker } from './attacker.js';
 import type { FixtureServer } from './fixture-server.js';
 
@@ -20,6 +21,9 @@ export function leavePageUrl(fx: FixtureServer): string {
 
 const pagehideUrls = (a: Attacker) => [`${a.url}/keepalive-fetch?secret=S3`, `${a.url}/beacon?secret=S4`];
 
+/** Doors list refused URLs through the secret rule, so `secret=` values arrive masked. */
+const listedAs = (url: string) => maskUrl(url);
+
 /**
  * What is not listed yet. While the page lives: the SharedWorker's fetch and at least two refused
  * tunnels to the attacker's host:port (the Worker's WebSocket and TURN over TCP, which the browser
@@ -34,7 +38,7 @@ export function missingBlocked(
     `${attacker.url}/shared-worker-fetch?secret=S1`,
     ...(afterPagehide ? pagehideUrls(attacker) : []),
   ];
-  const missing = wanted.filter((u) => !records.some((r) => r.url === u));
+  const missing = wanted.map(listedAs).filter((u) => !records.some((r) => r.url === u));
   const tunnels = records.filter((r) => r.url === `${attacker.host}:${attacker.port}`).length;
   if (tunnels < 2) missing.push(`2 x CONNECT ${attacker.host}:${attacker.port} (seen ${tunnels})`);
   return missing;
