@@ -1,28 +1,16 @@
 import { z } from 'zod';
 import { ActionFields, type ActionName, ActionSpec, Target } from '../actions/spec.js';
-import type { ActionOptions, Receipt } from '../actions/types.js';
+import type { Receipt } from '../actions/types.js';
 import type { OperationOptions } from '../deadline.js';
 import type { Page } from '../page.js';
 import { ActOptions } from '../schemas.js';
+import { type ActOptionFields, actionOptions } from './act-options.js';
 import { defineOp } from './define.js';
 
 /**
  * Guarded actions with receipts (src/engine/actions/): resolve exactly one target, refuse with a
  * reason or dispatch trusted input once, then report what the page actually got.
  */
-
-type ActOptionFields = { [K in keyof typeof ActOptions]?: z.output<(typeof ActOptions)[K]> };
-
-function actionOptions(i: ActOptionFields, opts: OperationOptions): ActionOptions {
-  const o: ActionOptions = { ...opts };
-  if (i.observe_ms !== undefined) o.observe_ms = i.observe_ms;
-  if (i.observe_min_ms !== undefined) o.observe_min_ms = i.observe_min_ms;
-  if (i.snapshot_diff !== undefined) o.snapshot_diff = i.snapshot_diff;
-  if (i.verify !== undefined) o.verify = i.verify;
-  if (i.verify_mode !== undefined) o.verify_mode = i.verify_mode;
-  if (i.refuse !== undefined) o.refuse = i.refuse;
-  return o;
-}
 
 /** Splits an action op's input into target, the action's own fields and the options. */
 function perform(page: Page, action: ActionName, input: Record<string, unknown>, opts: OperationOptions) {
