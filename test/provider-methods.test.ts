@@ -244,7 +244,19 @@ describe('provider methods through the real process', () => {
     writeFileSync(file, 'hi');
     const up = await p.call('upload.set_files', { session_id: sid, selector: '#upload', files: [file] });
     assert.equal(up.set, true);
+    assert.equal(up.files, 1);
     assert.equal(await outText(), 'files 1');
+    // The upload operation's receipt: which input, what it reads back, whether the page listens.
+    const u = up.receipt.upload;
+    assert.equal(up.receipt.action, 'set_files');
+    assert.equal(u.element_ref, up.receipt.target.element_ref);
+    assert.equal(u.files_length, 1);
+    assert.deepEqual(u.file_names, ['upload.txt']);
+    assert.equal(u.consumed, 'listened');
+    assert.equal(u.listener_detection, 'cdp');
+    assert.ok(u.listeners.events.includes('change'), JSON.stringify(u.listeners));
+    assert.equal(u.matched, 1);
+    assert.equal(u.input.multiple, false);
   });
 
   it('tabs, popups and dialogs (with events)', async () => {
