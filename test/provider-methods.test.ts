@@ -137,6 +137,17 @@ describe('provider methods through the real process', () => {
     assert.equal(await outText(), 'clicked 4');
     const two = await p.request('page.click', { session_id: sid, selector: '#go', text_query: 'Go' });
     assert.ok(!two.ok && two.error.code === 'invalid_request');
+    assert.equal(two.error.details.field, 'text_query');
+    assert.equal(two.error.details.reason, 'several_targets');
+    // The kit's target rules in the draft's field names: exact goes with text_query, none is refused.
+    const stray = await p.request('page.click', { session_id: sid, selector: '#go', exact: true });
+    assert.ok(!stray.ok && stray.error.details.field === 'exact');
+    assert.equal(stray.error.details.reason, 'not_applicable');
+    const none = await p.request('page.click', { session_id: sid });
+    assert.ok(!none.ok && none.error.code === 'invalid_request');
+    assert.equal(none.error.details.field, 'element_ref');
+    assert.equal(none.error.details.reason, 'no_target');
+    assert.equal(await outText(), 'clicked 4', 'nothing was clicked by a refused request');
 
     const name = refOf(s.elements, 'Name');
     const t = await p.call('page.type', { session_id: sid, element_ref: name, text: 'Ada' });
