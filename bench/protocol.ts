@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ProviderClient } from '../src/conformance/client.js';
+import { toPageSnapshotV1 } from '../src/doors/provider/page-snapshot.js';
 import { createEngine, type Engine } from '../src/index.js';
 import { type DebuggableChromium, startDebuggableChromium } from '../test/helpers/external-browser.js';
 import { startFixtureServer } from '../test/helpers/fixture-server.js';
@@ -169,7 +170,7 @@ async function main() {
         const warm = i < 3;
         const steps = [
           () => full.door(client, { session_id: s.session_id, timeout_ms: 30_000 }, warm),
-          () => full.engine(es, (er) => void [er.snapshot, er.elements, er.text], warm),
+          () => full.engine(es, (er) => void [toPageSnapshotV1(er.model), er.elements, er.text], warm),
           () => lean.door(client, { session_id: s.session_id, timeout_ms: 30_000, ...leanParams }, warm),
           () => lean.engine(es, (er) => void er.text, warm),
         ];

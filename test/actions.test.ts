@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, test } from 'node:test';
+import { ops } from '../src/engine/api.js';
 import { engineTestEnv, rejectsWith } from './helpers/engine.js';
 
 const { server, engine, session, home } = await engineTestEnv();
@@ -217,11 +218,19 @@ describe('actions', () => {
     assert.equal(await status(), 'dropped');
   });
 
-  test('set files on a file input', async () => {
+  test('set files on a file input: only through the upload operation, which reads them back', async () => {
     const file = join(home, 'upload.txt');
     writeFileSync(file, 'hello');
-    await page.act({ selector: '#file' }, { action: 'set_files', files: [file] });
+    const refused = await rejectsWith(
+      page.act({ selector: '#file' }, { action: 'set_files', files: [file] } as never),
+      'invalid_request',
+    );
+    assert.match(refused.message, /page\.upload/);
+    const u = await ops.upload.call(page, { target: { selector: '#file' }, files: [file] });
     assert.equal(await status(), 'files 1 upload.txt');
+    assert.equal(u.receipt.action, 'set_files');
+    assert.equal(u.filesLength, 1);
+    assert.deepEqual(u.fileNames, ['upload.txt']);
   });
 });
 

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { mcpStdioTestEnv, refIn, stdioClient } from './helpers/mcp.js';
 
@@ -15,6 +17,15 @@ describe('tabwright mcp (stdio): errors, clients, tabs, inspection tools', () =>
     // Uploads only from the working directory and the temp dir unless --upload-dir says otherwise.
     const up = await mcp.fail('upload', { selector: 'input', files: ['/etc/passwd'] });
     assert.match(up, /^Error permission_denied: "\/etc\/passwd" is outside the upload directories/);
+  });
+
+  test('upload: the upload operation receipt (what the input holds, whether the page listens)', async () => {
+    await mcp.call('navigate', { url: `${server.url}/fixtures/actions/form.html` });
+    const file = join(home, 'mcp-upload.txt');
+    writeFileSync(file, 'hi');
+    const r = await mcp.call('upload', { selector: '#file', files: [file] });
+    assert.match(r, /^set files on e\d+ \(input holds 1 \("mcp-upload\.txt"\); page listens\); changed/);
+    assert.match(r, /files 1 mcp-upload\.txt/, 'the snapshot diff shows what the page did');
   });
 
   test('two clients at once: separate sessions and pages; --allow-origin refuses other origins', async () => {

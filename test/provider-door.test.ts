@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderClient } from '../src/conformance/client.js';
 import { LineFramer } from '../src/doors/kit/line-framer.js';
+import { buildDescribe } from '../src/doors/provider/describe.js';
 import { writeJsonLine } from '../src/doors/provider/json-writer.js';
+import { ALL_METHODS, providerTable } from '../src/doors/provider/registry.js';
+import type { ProviderOptions } from '../src/doors/provider/table.js';
 import { tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 import { spawnProvider } from './helpers/provider.js';
@@ -138,6 +141,73 @@ describe('reply writer', () => {
     const none: string[] = [];
     assert.throws(() => writeJsonLine({ big: 1n }, (s) => none.push(s)), /BigInt/);
     assert.deepEqual(none, []);
+  });
+});
+
+describe('provider.describe is generated from the method table', () => {
+  const opts: ProviderOptions = {
+    browser: 'chromium',
+    headed: false,
+    home: '/nonexistent',
+    allowRawCdp: false,
+    transport: 'stdio-json',
+  };
+  type Caps = {
+    core_methods: string[];
+    optional_methods: string[];
+    features: string[];
+    feature_methods: Record<string, string[]>;
+    custom_methods: { name: string }[];
+    input_schemas: Record<string, unknown>;
+  };
+  const caps = (d: Record<string, unknown>) => d.capabilities as Caps;
+
+  it('features and the methods behind them come from the rows', () => {
+    const table = providerTable(opts);
+    const c = caps(buildDescribe(ALL_METHODS, table, opts));
+    assert.deepEqual(c.features, [
+      'element_refs',
+      'a11y_snapshot',
+      'dom_snapshot',
+      'html_snapshot',
+      'full_page_screenshot',
+      'attach_existing_browser',
+      'persistent_profile',
+      'isolated_contexts',
+      'js_eval',
+      'console_observe',
+      'network_observe',
+      'file_upload',
+      'download_observe',
+    ]);
+    assert.deepEqual(c.feature_methods.element_refs, [
+      'page.snapshot',
+      'page.click',
+      'page.type',
+      'page.wait',
+      'page.screenshot',
+    ]);
+    assert.deepEqual(c.feature_methods.file_upload, ['upload.set_files']);
+    assert.deepEqual(c.feature_methods.download_observe, ['download.list', 'download.wait']);
+    assert.deepEqual([...c.core_methods].sort(), [...CORE].sort());
+    assert.deepEqual(Object.keys(c.input_schemas), table.names());
+  });
+
+  it('a feature is listed only when every one of its methods answers', () => {
+    const table = providerTable(opts).filter((m) => m.name !== 'download.wait');
+    const c = caps(buildDescribe(ALL_METHODS, table, opts));
+    assert.ok(!c.optional_methods.includes('download.wait'));
+    assert.ok(c.optional_methods.includes('download.list'));
+    assert.ok(!c.features.includes('download_observe'));
+    assert.equal(c.feature_methods.download_observe, undefined);
+    assert.ok(c.features.includes('file_upload'));
+  });
+
+  it('a method this process cannot serve is not listed (cdp.send without --allow-raw-cdp)', () => {
+    const names = (o: ProviderOptions) =>
+      caps(buildDescribe(ALL_METHODS, providerTable(o), o)).custom_methods;
+    assert.ok(!names(opts).some((m) => m.name === 'cdp.send'));
+    assert.ok(names({ ...opts, allowRawCdp: true }).some((m) => m.name === 'cdp.send'));
   });
 });
 

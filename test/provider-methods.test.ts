@@ -137,6 +137,17 @@ describe('provider methods through the real process', () => {
     assert.equal(await outText(), 'clicked 4');
     const two = await p.request('page.click', { session_id: sid, selector: '#go', text_query: 'Go' });
     assert.ok(!two.ok && two.error.code === 'invalid_request');
+    assert.equal(two.error.details.field, 'text_query');
+    assert.equal(two.error.details.reason, 'several_targets');
+    // The kit's target rules in the draft's field names: exact goes with text_query, none is refused.
+    const stray = await p.request('page.click', { session_id: sid, selector: '#go', exact: true });
+    assert.ok(!stray.ok && stray.error.details.field === 'exact');
+    assert.equal(stray.error.details.reason, 'not_applicable');
+    const none = await p.request('page.click', { session_id: sid });
+    assert.ok(!none.ok && none.error.code === 'invalid_request');
+    assert.equal(none.error.details.field, 'element_ref');
+    assert.equal(none.error.details.reason, 'no_target');
+    assert.equal(await outText(), 'clicked 4', 'nothing was clicked by a refused request');
 
     const name = refOf(s.elements, 'Name');
     const t = await p.call('page.type', { session_id: sid, element_ref: name, text: 'Ada' });
@@ -244,7 +255,19 @@ describe('provider methods through the real process', () => {
     writeFileSync(file, 'hi');
     const up = await p.call('upload.set_files', { session_id: sid, selector: '#upload', files: [file] });
     assert.equal(up.set, true);
+    assert.equal(up.files, 1);
     assert.equal(await outText(), 'files 1');
+    // The upload operation's receipt: which input, what it reads back, whether the page listens.
+    const u = up.receipt.upload;
+    assert.equal(up.receipt.action, 'set_files');
+    assert.equal(u.element_ref, up.receipt.target.element_ref);
+    assert.equal(u.files_length, 1);
+    assert.deepEqual(u.file_names, ['upload.txt']);
+    assert.equal(u.consumed, 'listened');
+    assert.equal(u.listener_detection, 'cdp');
+    assert.ok(u.listeners.events.includes('change'), JSON.stringify(u.listeners));
+    assert.equal(u.matched, 1);
+    assert.equal(u.input.multiple, false);
   });
 
   it('tabs, popups and dialogs (with events)', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
+import { toPageSnapshotV1 } from '../src/doors/provider/page-snapshot.js';
 import type { Page } from '../src/index.js';
 import type { SnapshotNode, SnapshotResult } from '../src/snapshot/index.js';
 import { engineTestEnv, rejectsWith } from './helpers/engine.js';
@@ -34,7 +35,8 @@ function byName(s: SnapshotResult, role: string, name: string): SnapshotNode {
 function assertInvariants(s: SnapshotResult): void {
   for (const e of s.elements)
     assert.ok(s.text.includes(`[ref=${e.element_ref}]`), `ref ${e.element_ref} missing from text`);
-  assert.equal(s.snapshot.format, 'jcode.page_snapshot.v1');
+  // The provider door's form is built from the model, nothing else.
+  assert.equal(toPageSnapshotV1(s.model).format, 'jcode.page_snapshot.v1');
 }
 
 test('injected bundle is fresh (run npm run build:injected after editing src/snapshot/injected)', () => {
@@ -108,9 +110,10 @@ describe('page model', () => {
     // Selector hints and the flat list.
     const emailEl = s.elements.find((e) => e.element_ref === email.element_ref);
     assert.equal(emailEl?.selector_hint, '#email');
-    // jcode form: flat, linked by ids.
-    const ids = new Set(s.snapshot.nodes.map((n) => n.node_id));
-    for (const id of s.snapshot.root.children) assert.ok(ids.has(id));
+    // jcode form (the provider door's): flat, linked by ids.
+    const v1 = toPageSnapshotV1(s.model);
+    const ids = new Set(v1.nodes.map((n) => n.node_id));
+    for (const id of v1.root.children) assert.ok(ids.has(id));
     await page.close();
   });
 
@@ -352,8 +355,10 @@ describe('renderings and limits', () => {
     assert.equal(whole.truncated, false);
     assert.equal(whole.elements.length, 401);
     const nodes = await page.snapshot({ max_nodes: 10 });
-    assert.equal(nodes.snapshot.nodes.length, 10);
-    assert.equal(nodes.snapshot.truncated, true);
+    assert.equal(nodes.truncated, true);
+    const v1 = toPageSnapshotV1(nodes.model, 10);
+    assert.equal(v1.nodes.length, 10);
+    assert.equal(v1.truncated, true);
     await page.close();
   });
 

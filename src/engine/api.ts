@@ -39,6 +39,7 @@ export { narrowPolicy, OriginPolicy, type OriginPolicyInput } from './policy.js'
 // Schema building blocks doors compose their wire schemas from, and JSON Schema for listings.
 export {
   ActionFields,
+  ActionOptions,
   ActionSpec,
   ActOptions,
   DialogPolicyInput,

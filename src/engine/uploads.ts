@@ -1,5 +1,6 @@
 import type { BackendFrame } from '../backends/backend.js';
 import { evaluateOnRef } from '../snapshot/refs.js';
+import { performFiles } from './actions/perform.js';
 import { resolveTarget } from './actions/resolve.js';
 import type { ActionOptions, Receipt, Target } from './actions/types.js';
 import type { Deadline } from './deadline.js';
@@ -13,7 +14,7 @@ import { pageCdpSession } from './raw.js';
  * Files on an `<input type=file>` with a receipt that says whether the page took them (reference §10.4):
  * which input (several matches: the first in document order, or `nth`; hidden inputs allowed), the
  * input's listeners read before (CDP `DOMDebugger.getEventListeners` on the element and its ancestors for
- * inputs of the main frame, plus framework markers), the engine's `set_files` action and its observation
+ * inputs of the main frame, plus framework markers), the action pipeline's file step and its observation
  * window, then a read-back of `files.length` that tolerates a framework replacing the input.
  */
 
@@ -179,8 +180,8 @@ export async function uploadFiles(
     );
   }
 
-  // 2. The engine action (guard, dispatch once, observation window, receipt).
-  const receipt = await page.act({ element_ref: probe.el.ref }, { action: 'set_files', files }, opts);
+  // 2. The pipeline's file step (guard, dispatch once, observation window, receipt).
+  const receipt = await performFiles(page, probe.el.ref, files, opts);
 
   // 3. Read-back. A framework may have replaced the input after taking the file: that is not a failure.
   let filesLength: number | null = null;

@@ -3,10 +3,9 @@ export { type ElementEntry, INTERACTIVE_ROLES, type SnapshotNode } from './model
 export { evaluateOnRef, resolveRef } from './refs.js';
 export { renderAgentText } from './render.js';
 export {
-  type PageSnapshotV1,
+  type Omitted,
   SNAPSHOT_DEFAULTS,
   type SnapshotOptions,
   type SnapshotResult,
   takeSnapshot,
-  toPageSnapshotV1,
 } from './snapshot.js';

@@ -1,6 +1,7 @@
 /**
  * The normalized page model: one per snapshot, consumed by every rendering
- * (agent text, jcode.page_snapshot.v1, the indexed browser-state text, diffs).
+ * (agent text, diffs, and the doors' own forms: jcode.page_snapshot.v1 in the
+ * provider door, the HTTP door's indexed browser state, the pipe's AOM list).
  */
 
 export interface NodeStates {

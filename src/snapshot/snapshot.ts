@@ -19,31 +19,6 @@ export const SNAPSHOT_DEFAULTS = {
   max_frames: 32,
 } as const;
 
-export interface PageSnapshotV1Node {
-  node_id: string;
-  role: string;
-  name: string;
-  text: string;
-  element_ref: string | null;
-  actionable: boolean;
-  children?: string[];
-  value?: string;
-  states?: SnapshotNode['states'];
-  tag?: string;
-  attrs?: Record<string, string>;
-  frame?: string;
-  url?: string;
-  bbox?: [number, number, number, number];
-  clickable?: boolean;
-}
-
-export interface PageSnapshotV1 {
-  format: 'jcode.page_snapshot.v1';
-  root: { node_id: string; role: string; name: string; children: string[] };
-  nodes: PageSnapshotV1Node[];
-  truncated?: boolean;
-}
-
 export interface Omitted {
   /** Agent-text lines cut by the character budget. */
   lines: number;
@@ -58,6 +33,11 @@ export interface Omitted {
   frames: number;
 }
 
+/**
+ * A snapshot in the engine's own terms. Protocol forms are the doors' business: the provider door
+ * builds `jcode.page_snapshot.v1` from `model` (src/doors/provider/page-snapshot.ts), the HTTP door
+ * its indexed state, the pipe its AOM list.
+ */
 export interface SnapshotResult {
   page_id: string;
   url: string;
@@ -66,10 +46,10 @@ export interface SnapshotResult {
   text: string;
   /** The full agent text even when `text` is a diff. */
   full_text?: string;
-  snapshot: PageSnapshotV1;
   elements: ElementEntry[];
   /** The normalized model as a tree. */
   model: SnapshotNode;
+  /** Text cut by max_chars or max_depth, or the model has more than max_nodes nodes. */
   truncated: boolean;
   omitted?: Omitted;
   diff?: SnapshotDiff;
@@ -350,7 +330,6 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
     url: secrets.scrubText(top.url),
     title,
     text,
-    snapshot: undefined as unknown as PageSnapshotV1,
     elements,
     model,
     truncated: truncated || nodesTruncated,
@@ -377,16 +356,6 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
       result.diff = { full: true, reason: diffRes.reason, added: [], removed: [], changed: [], text };
     }
   }
-  // The provider-protocol form is built on first read (most callers read only the text).
-  let v1: PageSnapshotV1 | undefined;
-  Object.defineProperty(result, 'snapshot', {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      v1 ??= toPageSnapshotV1(model, o.max_nodes).snapshot;
-      return v1;
-    },
-  });
   result.timing.total_ms = Math.round(performance.now() - t0);
   return result;
 }
@@ -414,66 +383,4 @@ function applyBudget(
     used += len;
   }
   return { kept, cutLines: lines.length - kept.length, fullChars: full, keptChars: used };
-}
-
-/** The provider-protocol rendering: a flat node list linked by ids. */
-/**
- * The model as `jcode.page_snapshot.v1`: a flat node list linked by ids. Each
- * node has the draft's fields plus its live state (`value`, `states`) and what
- * the snapshot options asked for (frame, url, bbox). The DOM-derived extras
- * (`tag`, the whitelisted `attrs`) come only with `dom: true`: they are not
- * the draft's and on a large page they are a tenth of the bytes.
- */
-export function toPageSnapshotV1(
-  model: SnapshotNode,
-  maxNodes?: number,
-  { dom = false }: { dom?: boolean } = {},
-): { snapshot: PageSnapshotV1; nodesTruncated: boolean } {
-  const nodes: PageSnapshotV1Node[] = [];
-  const limit = maxNodes ?? Number.POSITIVE_INFINITY;
-  let truncated = false;
-  const add = (n: SnapshotNode): string | null => {
-    if (nodes.length >= limit) {
-      truncated = true;
-      return null;
-    }
-    const out: PageSnapshotV1Node = {
-      node_id: n.node_id,
-      role: n.role,
-      name: n.name,
-      text: n.text ?? (n.role === 'text' ? '' : n.name),
-      element_ref: n.element_ref ?? null,
-      actionable: n.actionable,
-    };
-    if (dom) out.tag = n.tag;
-    if (n.value !== undefined) out.value = n.value;
-    if (n.states) out.states = n.states;
-    if (dom && n.attrs) out.attrs = n.attrs;
-    if (n.frame) out.frame = n.frame;
-    if (n.url) out.url = n.url;
-    if (n.bbox) out.bbox = n.bbox;
-    if (n.clickable) out.clickable = true;
-    nodes.push(out);
-    if (n.children.length) {
-      const ids: string[] = [];
-      for (const c of n.children) {
-        const id = add(c);
-        if (id) ids.push(id);
-      }
-      out.children = ids;
-    }
-    return n.node_id;
-  };
-  const rootChildren: string[] = [];
-  for (const c of model.children) {
-    const id = add(c);
-    if (id) rootChildren.push(id);
-  }
-  const snapshot: PageSnapshotV1 = {
-    format: 'jcode.page_snapshot.v1',
-    root: { node_id: model.node_id, role: model.role, name: model.name, children: rootChildren },
-    nodes,
-  };
-  if (truncated) snapshot.truncated = true;
-  return { snapshot, nodesTruncated: truncated };
 }

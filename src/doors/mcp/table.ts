@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ops } from '../../engine/api.js';
-import { q, renderError, renderNavigation, renderPages } from './render.js';
+import { type OutputOf, ops } from '../../engine/api.js';
+import { q, renderError, renderNavigation, renderPages, renderReceipt } from './render.js';
 import { renderSnapshot } from './snapshot-text.js';
 import { MORE_TOOLS } from './table-more.js';
 import {
@@ -228,20 +228,36 @@ export const scroll = tool({
     ),
 });
 
+/** What the upload operation read back, for the receipt's first line: files on the input, listeners. */
+function uploadNote(u: OutputOf<typeof ops.upload>): string {
+  const names = u.fileNames.slice(0, 3).map((n) => q(n, 60));
+  const more = u.fileNames.length > 3 ? ` +${u.fileNames.length - 3}` : '';
+  const held =
+    u.filesLength === null
+      ? 'input replaced after (not a failure)'
+      : `input holds ${u.filesLength}${names.length ? ` (${names.join(', ')}${more})` : ''}`;
+  const listens =
+    u.consumed === 'listened'
+      ? '; page listens'
+      : u.consumed === 'noListener'
+        ? '; no change/input listener: the page may ignore it'
+        : '';
+  return `(${held}${listens})`;
+}
+
 export const upload = tool({
   name: 'upload',
   summary: 'Set files (absolute paths) on a file input.',
-  ops: [ops.act],
+  ops: [ops.upload],
   meta: { title: 'Upload files' },
   params: strict({ ...TargetFields, ...UploadFields, ...PageFields }),
-  run: (ctx, a) =>
-    act(ctx, 'upload', a, (page, base, o) =>
-      ops.act.call(
-        page,
-        { ...base, spec: { action: 'set_files', files: checkUploads(a.files, ctx.scope.opts.uploadRoots) } },
-        o,
-      ),
-    ),
+  async run(ctx, a) {
+    const page = await ctx.scope.page(a.page_id);
+    const target = targetOf(a, 'upload')!;
+    const files = checkUploads(a.files, ctx.scope.opts.uploadRoots);
+    const u = await ops.upload.call(page, { target, files, snapshot_diff: true }, opts(ctx, a));
+    return renderReceipt(u.receipt, uploadNote(u));
+  },
 });
 
 export const wait = tool({

@@ -1,8 +1,6 @@
+import { log, TabwrightError, toTabwrightError } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
-import { TabwrightError, toTabwrightError } from '../../engine/errors.js';
-import { log } from '../../engine/log.js';
-import { parseParams } from '../../engine/schemas.js';
-import { LineFramer } from '../kit/line-framer.js';
+import { dispatch, InvalidParams, invalidRequest, LineFramer } from '../kit/index.js';
 import {
   EnvelopeError,
   errorEnvelope,
@@ -16,14 +14,17 @@ import {
 import type { EventRouter, EventSink } from './events.js';
 import { MAX_LINE_BYTES } from './framing.js';
 import { writeJsonLine } from './json-writer.js';
-import type { MethodRegistry } from './registry.js';
+import type { ProviderTable } from './registry.js';
 import type { CallContext, ProviderOptions } from './table.js';
 
 /** What every connection of one provider process shares. */
 export interface ProviderState {
   engine: Engine;
   options: ProviderOptions;
-  registry: MethodRegistry;
+  /** The methods this process serves. */
+  table: ProviderTable;
+  /** provider.describe of `table` (built once). */
+  describe(): Record<string, unknown>;
   events: EventRouter;
   clientSessions: Map<string, string>;
 }
@@ -134,30 +135,29 @@ export class Connection implements EventSink {
     }
   }
 
+  /** One request through the kit's dispatch: unknown methods and bad params in the protocol's words. */
   private async call(env: RequestEnvelope, warnings: Warning[]): Promise<unknown> {
-    const { registry } = this.state;
-    const def = registry.get(env.method);
-    if (!def) {
-      throw new TabwrightError(
-        'unsupported_method',
-        `This provider does not implement ${env.method}. Call provider.describe for the methods it does.`,
-        { details: { method: env.method } },
-      );
-    }
-    const params = parseParams(def.input, env.params, env.method);
-    if (def.name === 'provider.describe') return registry.describe();
+    const { state } = this;
     const ctx: CallContext = {
-      engine: this.state.engine,
-      options: this.state.options,
-      clientSessions: this.state.clientSessions,
-      subscribe: (sessionId) => this.state.events.subscribe(sessionId, this),
+      engine: state.engine,
+      options: state.options,
+      clientSessions: state.clientSessions,
+      subscribe: (sessionId) => state.events.subscribe(sessionId, this),
+      dropEvents: (sessionId) => state.events.dropSession(sessionId),
+      describe: () => state.describe(),
       warn: (code, message) => warnings.push({ code, message }),
       signal: this.abort.signal,
       warnings,
     };
-    const result = await def.handler(params, ctx);
-    if (def.name === 'session.close')
-      this.state.events.dropSession((params as { session_id: string }).session_id);
+    const { result } = await dispatch(state.table, env.method, ctx, env.params, {
+      unknownMethod: (name) =>
+        new TabwrightError(
+          'unsupported_method',
+          `This provider does not implement ${name}. Call provider.describe for the methods it does.`,
+          { details: { method: name } },
+        ),
+      failure: (err) => (err instanceof InvalidParams ? invalidRequest(err) : (err as Error)),
+    });
     return result;
   }
 }

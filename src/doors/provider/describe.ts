@@ -1,58 +1,55 @@
-import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../../engine/deadline.js';
-import { toTabwrightError } from '../../engine/errors.js';
-import { toJsonSchema } from '../../engine/schemas.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
+  type OperationOptions,
+  ops,
+  toJsonSchema,
+  toTabwrightError,
+} from '../../engine/api.js';
 import { VERSION } from '../../version.js';
+import type { MethodTable } from '../kit/index.js';
 import { PROTOCOL_VERSION } from './envelope.js';
 import { EVENT_NAMES } from './events.js';
 import { MAX_LINE_BYTES } from './framing.js';
 import { DescribeParams, SetupGuideParams, StatusParams, VerifyParams } from './schemas.js';
-import type { CallContext, MethodDef, ProviderOptions } from './table.js';
-import { method } from './table.js';
+import {
+  type CallContext,
+  FEATURES,
+  type Feature,
+  method,
+  type ProviderMeta,
+  type ProviderMethod,
+  type ProviderOptions,
+} from './table.js';
 
-export const CORE_METHOD_NAMES = [
-  'provider.describe',
-  'provider.status',
-  'session.ensure',
-  'session.close',
-  'page.open',
-  'page.snapshot',
-  'page.click',
-  'page.type',
-  'page.wait',
-  'page.screenshot',
-] as const;
+/** Feature → the methods that take part in it (their rows' meta.features), over every method of the door. */
+function featureMethods(all: readonly ProviderMethod[]): Map<Feature, string[]> {
+  const out = new Map<Feature, string[]>(FEATURES.map((f) => [f, []]));
+  for (const m of all) for (const f of m.meta.features ?? []) out.get(f)!.push(m.name);
+  return out;
+}
 
-/** Which methods a feature implies (describe.capabilities.feature_methods). */
-const FEATURE_METHODS: Record<string, string[]> = {
-  element_refs: ['page.snapshot', 'page.click', 'page.type', 'page.wait', 'page.screenshot'],
-  a11y_snapshot: ['page.snapshot'],
-  dom_snapshot: ['page.snapshot'],
-  html_snapshot: ['page.snapshot'],
-  full_page_screenshot: ['page.screenshot'],
-  attach_existing_browser: ['session.ensure'],
-  persistent_profile: ['session.ensure'],
-  isolated_contexts: ['session.ensure'],
-  js_eval: ['page.eval'],
-  console_observe: ['console.list'],
-  network_observe: ['network.list'],
-  file_upload: ['upload.set_files'],
-  download_observe: ['download.list', 'download.wait'],
-};
-
-type Listed = { def: MethodDef; listed: boolean };
-
-/** Builds provider.describe from the method table: listed = exactly the methods that answer. */
-export function buildDescribe(table: Listed[], opts: ProviderOptions): Record<string, unknown> {
-  const live = table.filter((m) => m.listed).map((m) => m.def);
-  const names = new Set(live.map((m) => m.name));
-  const features = Object.entries(FEATURE_METHODS)
-    .filter(([, methods]) => methods.every((m) => names.has(m)))
-    .map(([f]) => f);
+/**
+ * provider.describe, generated from the method table: the methods listed are exactly the ones
+ * `live` serves; a feature is listed only when it has methods and every one of them is served
+ * (`all` is every method of the door, so a feature whose method this process cannot serve is not).
+ */
+export function buildDescribe(
+  all: readonly ProviderMethod[],
+  live: MethodTable<CallContext, ProviderMeta, unknown>,
+  opts: ProviderOptions,
+): Record<string, unknown> {
+  const methods = live.list();
+  const byFeature = featureMethods(all);
+  const features = FEATURES.filter((f) => {
+    const names = byFeature.get(f)!;
+    return names.length > 0 && names.every((n) => live.has(n));
+  });
   const stability: Record<string, string> = {};
   const schemas: Record<string, unknown> = {};
-  for (const m of live) {
-    stability[m.name] = m.stability;
-    schemas[m.name] = toJsonSchema(m.input);
+  for (const m of methods) {
+    stability[m.name] = m.meta.stability;
+    schemas[m.name] = toJsonSchema(m.params);
   }
   return {
     provider_id: 'tabwright',
@@ -63,20 +60,22 @@ export function buildDescribe(table: Listed[], opts: ProviderOptions): Record<st
     transport: opts.transport,
     certification_tier: 'certified',
     capabilities: {
-      core_methods: live.filter((m) => m.group === 'core').map((m) => m.name),
-      optional_methods: live.filter((m) => m.group === 'optional' || m.group === 'setup').map((m) => m.name),
+      core_methods: methods.filter((m) => m.meta.group === 'core').map((m) => m.name),
+      optional_methods: methods
+        .filter((m) => m.meta.group === 'optional' || m.meta.group === 'setup')
+        .map((m) => m.name),
       features,
-      custom_methods: live
-        .filter((m) => m.group === 'custom')
+      custom_methods: methods
+        .filter((m) => m.meta.group === 'custom')
         .map((m) => ({
           name: m.name,
-          description: m.description,
-          stability: m.stability,
-          input_schema: toJsonSchema(m.input),
-          output_schema: m.output ? toJsonSchema(m.output) : { type: 'object' },
+          description: m.summary,
+          stability: m.meta.stability,
+          input_schema: toJsonSchema(m.params),
+          output_schema: m.meta.output ? toJsonSchema(m.meta.output) : { type: 'object' },
         })),
       stability,
-      feature_methods: Object.fromEntries(features.map((f) => [f, FEATURE_METHODS[f]])),
+      feature_methods: Object.fromEntries(features.map((f) => [f, byFeature.get(f)])),
       input_schemas: schemas,
       events: [...EVENT_NAMES],
     },
@@ -107,11 +106,11 @@ function level(code: string): 'error' | 'warning' {
 
 /** provider.status from the diagnostics: availability, setup_state and the steps always agree. */
 export async function buildStatus(call: CallContext): Promise<Record<string, unknown>> {
-  const d = call.engine.diagnostics();
+  const d = await ops.diagnostics.call(call.engine, {});
   const detected = d.selected_browser !== null;
   const selected = d.browsers.find((b) => b.selected);
-  const sessions = call.engine.sessions().filter((s) => s.alive);
-  const running = sessions.length > 0 || (await call.engine.sharedBrowserPid()) !== undefined;
+  const sessions = (await ops.listSessions.call(call.engine, {})).filter((s) => s.alive);
+  const running = sessions.length > 0 || (await ops.sharedBrowser.call(call.engine, {})).running;
   const diags: Record<string, unknown>[] = [];
   if (detected) {
     diags.push({
@@ -141,10 +140,12 @@ export async function buildStatus(call: CallContext): Promise<Record<string, unk
   };
 }
 
+/** A real launch, open, snapshot, click, wait, screenshot and close; each step reported, none fatal. */
 async function verify(p: { timeout_ms?: number }, call: CallContext): Promise<Record<string, unknown>> {
-  call.engine.diagnostics({ refresh: true });
+  await ops.diagnostics.call(call.engine, { refresh: true });
   const checks: { check: string; ok: boolean; ms: number; message?: string; code?: string }[] = [];
   const timeoutMs = p.timeout_ms ?? 20_000;
+  const o: OperationOptions = { timeoutMs };
   const step = async <T>(check: string, fn: () => Promise<T>): Promise<T | undefined> => {
     const t0 = Date.now();
     try {
@@ -158,28 +159,29 @@ async function verify(p: { timeout_ms?: number }, call: CallContext): Promise<Re
     }
   };
   const session = await step('launch', () =>
-    call.engine.startSession({}, { timeoutMs, signal: call.signal }),
+    ops.startSession.call(call.engine, {}, { timeoutMs, signal: call.signal }),
   );
   if (session) {
     const page = session.page();
     const html = '<title>verify</title><button onclick="this.textContent=\'done\'">go</button>';
-    await step('open', () => page.open(`data:text/html,${encodeURIComponent(html)}`, 'load', { timeoutMs }));
-    const snap = await step('snapshot', () => page.snapshot({}, { timeoutMs }));
+    const url = `data:text/html,${encodeURIComponent(html)}`;
+    await step('open', () => ops.open.call(page, { url, wait_until: 'load' }, o));
+    const snap = await step('snapshot', () => ops.snapshot.call(page, {}, o));
     const ref = snap?.elements[0]?.element_ref;
     await step('click', async () => {
       if (!ref) throw new Error('the snapshot had no element ref');
-      await page.act({ element_ref: ref }, { action: 'click' }, { timeoutMs });
-      await page.wait({ text_present: 'done' }, {}, { timeoutMs: 5000 });
+      await ops.click.call(page, { target: { element_ref: ref } }, o);
+      await ops.wait.call(page, { conditions: { text_present: 'done' } }, { timeoutMs: 5000 });
     });
-    await step('screenshot', () => page.screenshot({}, { timeoutMs }));
-    await step('close', () => call.engine.closeSession(session.id));
+    await step('screenshot', () => ops.screenshot.call(page, {}, o));
+    await step('close', () => ops.closeSession.call(call.engine, { session_id: session.id }));
   }
   const status = await buildStatus(call);
   return { ok: checks.every((c) => c.ok) && checks.length === 6, checks, status };
 }
 
-function setupGuide(call: CallContext): Record<string, unknown> {
-  const d = call.engine.diagnostics();
+async function setupGuide(call: CallContext): Promise<Record<string, unknown>> {
+  const d = await ops.diagnostics.call(call.engine, {});
   return {
     browser: 'chromium',
     summary:
@@ -209,41 +211,46 @@ function setupGuide(call: CallContext): Record<string, unknown> {
   };
 }
 
-export const PROVIDER_METHODS: MethodDef[] = [
+export const PROVIDER_METHODS: ProviderMethod[] = [
   method({
     name: 'provider.describe',
-    group: 'core',
-    stability: 'stable',
-    description:
-      'Static metadata and capabilities: every listed method works; others answer unsupported_method.',
-    input: DescribeParams,
-    handler: () => {
-      throw new Error('provider.describe is answered by the registry');
-    },
+    summary: 'Static metadata and capabilities: every listed method works; others answer unsupported_method.',
+    meta: { group: 'core', stability: 'stable' },
+    params: DescribeParams,
+    run: (call) => call.describe(),
   }),
   method({
     name: 'provider.status',
-    group: 'core',
-    stability: 'stable',
-    description: 'Availability, browser detection, setup state and diagnostics with manual steps.',
-    input: StatusParams,
-    handler: (_p, call) => buildStatus(call),
+    summary: 'Availability, browser detection, setup state and diagnostics with manual steps.',
+    ops: [ops.diagnostics, ops.listSessions, ops.sharedBrowser],
+    meta: { group: 'core', stability: 'stable' },
+    params: StatusParams,
+    run: (call) => buildStatus(call),
   }),
   method({
     name: 'provider.setup_guide',
-    group: 'setup',
-    stability: 'stable',
-    description: 'How to set this provider up: install command, environment, files, troubleshooting.',
-    input: SetupGuideParams,
-    handler: (_p, call) => setupGuide(call),
+    summary: 'How to set this provider up: install command, environment, files, troubleshooting.',
+    ops: [ops.diagnostics],
+    meta: { group: 'setup', stability: 'stable' },
+    params: SetupGuideParams,
+    run: (call) => setupGuide(call),
   }),
   method({
     name: 'provider.verify',
-    group: 'setup',
-    stability: 'stable',
-    description:
+    summary:
       'Checks that setup works end to end: launch, open, snapshot, click, screenshot, close. Reports per-check results (ok: false is a result, not an error).',
-    input: VerifyParams,
-    handler: verify,
+    ops: [
+      ops.diagnostics,
+      ops.startSession,
+      ops.open,
+      ops.snapshot,
+      ops.click,
+      ops.wait,
+      ops.screenshot,
+      ops.closeSession,
+    ],
+    meta: { group: 'setup', stability: 'stable' },
+    params: VerifyParams,
+    run: (call, p) => verify(p, call),
   }),
 ];

@@ -1,4 +1,4 @@
-import { type ErrorPayload, TabwrightError, toTabwrightError } from '../../engine/errors.js';
+import { type ErrorPayload, TabwrightError, toTabwrightError } from '../../engine/api.js';
 
 /** The one protocol version this door speaks. */
 export const PROTOCOL_VERSION = '0.1';

@@ -1,6 +1,5 @@
+import { log, SESSION_EVENT_NAMES, type SessionEvent, watchSession } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
-import { log } from '../../engine/log.js';
-import { SESSION_EVENT_NAMES, type SessionEvent, watchSession } from '../../engine/session-events.js';
 
 export const EVENT_NAMES = SESSION_EVENT_NAMES;
 

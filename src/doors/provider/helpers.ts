@@ -1,9 +1,10 @@
+import type { z } from 'zod';
 import type { WaitUntil } from '../../backends/backend.js';
-import type { ActionOptions, Receipt, Target } from '../../engine/actions/types.js';
-import type { OperationOptions } from '../../engine/deadline.js';
-import { TabwrightError } from '../../engine/errors.js';
+import type { Receipt, Target } from '../../engine/actions/types.js';
+import { type ActionOptions, type OperationOptions, ops } from '../../engine/api.js';
 import type { Page } from '../../engine/page.js';
 import type { Session } from '../../engine/session.js';
+import { type TargetFields, targetFrom } from '../kit/index.js';
 import type { CallContext } from './table.js';
 
 export function sessionOf(call: CallContext, sessionId: string): Session {
@@ -25,99 +26,94 @@ export function waitUntil(w: string | undefined): WaitUntil {
   return !w || w === 'provider_default' ? 'load' : (w as WaitUntil);
 }
 
-export interface TargetParams {
-  element_ref?: string;
-  selector?: string;
-  text_query?: string;
-  exact?: boolean;
-  position?: { x: number; y: number };
-  role?: string;
-  name?: string;
-  context?: string;
-  frame_id?: string;
-  nth?: number;
+/** The draft's targeting fields, as the kit's wire-target mapper reads them. */
+export const TARGET: TargetFields = {
+  ref: 'element_ref',
+  selector: 'selector',
+  text: 'text_query',
+  exact: 'exact',
+  point: 'position',
+  frame: 'frame_id',
+  nth: 'nth',
+};
+
+/** tabwright.act also targets by role (+ name, context). */
+export const ROLE_TARGET: TargetFields = { ...TARGET, role: 'role', name: 'name', context: 'context' };
+
+/** page.type: a field by element_ref or selector. */
+export const FIELD_TARGET: TargetFields = {
+  ref: 'element_ref',
+  selector: 'selector',
+  frame: 'frame_id',
+  nth: 'nth',
+};
+
+/** upload.set_files and page.screenshot: an element by element_ref or selector. */
+export const ELEMENT_TARGET: TargetFields = { ref: 'element_ref', selector: 'selector' };
+
+/**
+ * The one target of a method's params, by the kit's rules (exactly one of its targeting fields;
+ * none: invalid_request naming them, or undefined when `optional`).
+ */
+export function targetOf(p: object, method: string, fields?: TargetFields): Target;
+export function targetOf(
+  p: object,
+  method: string,
+  fields: TargetFields | undefined,
+  optional: true,
+): Target | undefined;
+export function targetOf(p: object, method: string, fields = TARGET, optional = false): Target | undefined {
+  return targetFrom(p as Record<string, unknown>, fields, { method, required: !optional });
+}
+
+/** The action options of the provider's action methods (timeout_ms goes to the operation's deadline). */
+export type ActionOptionParams = z.output<typeof ActionOptions>;
+
+/** What every action operation takes besides its own fields: the target and the observation options. */
+export function actionBase<T extends Target | undefined>(p: ActionOptionParams, target: T) {
+  return {
+    target,
+    observe_ms: p.observe_ms,
+    snapshot_diff: p.snapshot_diff,
+    verify: p.verify,
+    verify_mode: p.verify_mode,
+  };
+}
+
+type ActionBase = ReturnType<typeof actionBase<Target | undefined>>;
+
+/**
+ * One action method: the page, the target (read after the page, so an unknown session is reported
+ * first), the operation's call with the base input, and the reply: the method's own flags, then the
+ * fields every action result carries.
+ */
+export async function runAction(
+  call: CallContext,
+  p: ActionOptionParams & { session_id: string; page_id?: string },
+  steps: {
+    target: () => Target | undefined;
+    perform: (page: Page, base: ActionBase, o: OperationOptions) => Promise<Receipt>;
+    reply: (receipt: Receipt) => Record<string, unknown>;
+  },
+): Promise<Record<string, unknown>> {
+  const page = pageOf(call, p);
+  const receipt = await steps.perform(page, actionBase(p, steps.target()), opOptions(p, call));
+  return { ...steps.reply(receipt), ...(await actionResult(page, receipt)) };
 }
 
 /**
- * The one target of an action: exactly one of element_ref, selector,
- * text_query, position (and role for tabwright.act). None: undefined when
- * `optional`, else invalid_request.
+ * Fields every action result carries besides its own flag: the draft's plus the engine's receipt
+ * (with `more` facts of the operation, e.g. an upload's read-back).
  */
-export function targetOf(p: TargetParams, method: string, optional = false): Target | undefined {
-  const given = (['element_ref', 'selector', 'text_query', 'position', 'role'] as const).filter(
-    (k) => p[k] !== undefined,
-  );
-  if (given.length > 1) {
-    throw new TabwrightError(
-      'invalid_request',
-      `${method}: give exactly one target, not ${given.join(' and ')}. Prefer element_ref from page.snapshot.`,
-      { details: { field: given[1], reason: 'several_targets' } },
-    );
-  }
-  if (p.exact !== undefined && p.text_query === undefined && p.role === undefined) {
-    throw new TabwrightError('invalid_request', `${method}: exact applies to text_query (or role) only.`, {
-      details: { field: 'exact' },
-    });
-  }
-  if (p.frame_id !== undefined && p.selector === undefined && p.text_query === undefined) {
-    throw new TabwrightError(
-      'invalid_request',
-      `${method}: frame_id applies to selector or text_query (an element_ref already knows its frame).`,
-      { details: { field: 'frame_id' } },
-    );
-  }
-  if (p.nth !== undefined && p.selector === undefined) {
-    throw new TabwrightError('invalid_request', `${method}: nth applies to selector only.`, {
-      details: { field: 'nth' },
-    });
-  }
-  const frame = p.frame_id !== undefined ? { frame: p.frame_id } : {};
-  if (p.element_ref !== undefined) return { element_ref: p.element_ref };
-  if (p.selector !== undefined)
-    return { selector: p.selector, ...frame, ...(p.nth !== undefined ? { nth: p.nth } : {}) };
-  if (p.text_query !== undefined)
-    return p.exact === undefined
-      ? { text: p.text_query, ...frame }
-      : { text: p.text_query, exact: p.exact, ...frame };
-  if (p.position !== undefined) return { x: p.position.x, y: p.position.y };
-  if (p.role !== undefined) {
-    const t: Target = { role: p.role };
-    if (p.name !== undefined) t.name = p.name;
-    if (p.exact !== undefined) t.exact = p.exact;
-    if (p.context !== undefined) t.context = p.context;
-    return t;
-  }
-  if (optional) return undefined;
-  throw new TabwrightError(
-    'invalid_request',
-    `${method}: a target is required: element_ref (from page.snapshot), selector, text_query or position {x, y}.`,
-    { details: { field: 'element_ref', reason: 'no_target' } },
-  );
-}
-
-export interface ActionOptionParams {
-  timeout_ms?: number;
-  observe_ms?: number;
-  snapshot_diff?: boolean;
-  verify?: ActionOptions['verify'];
-  verify_mode?: 'all' | 'any';
-}
-
-export function actionOptions(p: ActionOptionParams, call: CallContext): ActionOptions {
-  const o: ActionOptions = { timeoutMs: p.timeout_ms, signal: call.signal };
-  if (p.observe_ms !== undefined) o.observe_ms = p.observe_ms;
-  if (p.snapshot_diff !== undefined) o.snapshot_diff = p.snapshot_diff;
-  if (p.verify !== undefined) o.verify = p.verify;
-  if (p.verify_mode !== undefined) o.verify_mode = p.verify_mode;
-  return o;
-}
-
-/** Fields every action result carries besides its own flag: the draft's plus the engine's receipt. */
-export function actionResult(page: Page, receipt: Receipt): Record<string, unknown> {
+export async function actionResult(
+  page: Page,
+  receipt: Receipt,
+  more?: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   return {
     page_id: page.id,
-    url: page.closed ? (receipt.changes.url?.after ?? null) : page.url(),
+    url: page.closed ? (receipt.changes.url?.after ?? null) : (await ops.info.call(page, {})).url,
     navigation_occurred: receipt.changes.navigated,
-    receipt,
+    receipt: more ? { ...receipt, ...more } : receipt,
   };
 }

@@ -1,11 +1,19 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readHtml } from '../../engine/content.js';
-import type { SessionRequest } from '../../engine/engine.js';
-import { TabwrightError } from '../../engine/errors.js';
+import type { z } from 'zod';
+import { type InputOf, ops, TabwrightError } from '../../engine/api.js';
 import type { Session } from '../../engine/session.js';
-import { toPageSnapshotV1 } from '../../snapshot/index.js';
-import { actionOptions, actionResult, opOptions, pageOf, sessionOf, targetOf, waitUntil } from './helpers.js';
+import {
+  ELEMENT_TARGET,
+  FIELD_TARGET,
+  opOptions,
+  pageOf,
+  runAction,
+  sessionOf,
+  targetOf,
+  waitUntil,
+} from './helpers.js';
+import { rootOnly, toPageSnapshotV1 } from './page-snapshot.js';
 import {
   PageClickParams,
   PageOpenParams,
@@ -16,7 +24,7 @@ import {
   SessionCloseParams,
   SessionEnsureParams,
 } from './schemas.js';
-import { type CallContext, type MethodDef, method } from './table.js';
+import { type CallContext, method, type ProviderMethod } from './table.js';
 
 const SUPPORTED_BROWSERS = new Set(['auto', 'chromium']);
 
@@ -33,8 +41,8 @@ const SHAPING = [
   'subresources',
 ] as const;
 
-function sessionResult(s: Session, reused: boolean, events: boolean): Record<string, unknown> {
-  const info = s.info();
+async function sessionResult(s: Session, reused: boolean, events: boolean): Promise<Record<string, unknown>> {
+  const info = await ops.sessionInfo.call(s, {});
   return {
     session_id: info.session_id,
     browser_family: info.browser_family,
@@ -42,8 +50,12 @@ function sessionResult(s: Session, reused: boolean, events: boolean): Record<str
     browser_version: info.browser_version,
     attached_to_existing_browser: info.attached_to_existing_browser,
     isolation:
-      s.kind === 'persistent' ? 'shared_profile' : s.kind === 'attach' ? 'attached_browser' : 'per_session',
-    kind: s.kind,
+      info.kind === 'persistent'
+        ? 'shared_profile'
+        : info.kind === 'attach'
+          ? 'attached_browser'
+          : 'per_session',
+    kind: info.kind,
     profile: info.profile,
     default_page_id: info.default_page_id,
     reused,
@@ -51,7 +63,14 @@ function sessionResult(s: Session, reused: boolean, events: boolean): Record<str
   };
 }
 
-async function ensureSession(p: import('zod').infer<typeof SessionEnsureParams>, call: CallContext) {
+/** The live session a client_session_id was given, if it still is alive. */
+async function liveSession(call: CallContext, sessionId: string | undefined): Promise<Session | undefined> {
+  if (sessionId === undefined) return undefined;
+  const all = await ops.listSessions.call(call.engine, {});
+  return all.some((i) => i.session_id === sessionId && i.alive) ? call.engine.session(sessionId) : undefined;
+}
+
+async function ensureSession(p: z.output<typeof SessionEnsureParams>, call: CallContext) {
   const pref = p.browser_preference ?? 'auto';
   if (!SUPPORTED_BROWSERS.has(pref)) {
     throw new TabwrightError(
@@ -70,7 +89,7 @@ async function ensureSession(p: import('zod').infer<typeof SessionEnsureParams>,
   const key = p.client_session_id;
   if (key !== undefined) {
     const known = call.clientSessions.get(key);
-    const live = known ? call.engine.sessions().find((s) => s.id === known && s.alive) : undefined;
+    const live = await liveSession(call, known);
     if (live) {
       const ignored = SHAPING.filter((k) => p[k] !== undefined);
       if (ignored.length > 0) {
@@ -93,7 +112,7 @@ async function ensureSession(p: import('zod').infer<typeof SessionEnsureParams>,
         }
       : undefined;
   const opts = opOptions(p, call);
-  let req: SessionRequest;
+  let req: InputOf<typeof ops.startSession>;
   if (p.cdp_endpoint && p.attach !== 'never') req = { kind: 'attach', endpoint: p.cdp_endpoint, policy };
   else if (p.persist || p.profile || p.isolation === 'shared_profile')
     req = { kind: 'persistent', profile: p.profile ?? 'default', policy };
@@ -102,55 +121,61 @@ async function ensureSession(p: import('zod').infer<typeof SessionEnsureParams>,
     call.warn('cdp_endpoint_ignored', 'attach is "never", so cdp_endpoint was not used.');
   let session: Session;
   try {
-    session = await call.engine.startSession(req, opts);
+    session = await ops.startSession.call(call.engine, req, opts);
   } catch (err) {
     if (req.kind !== 'attach' || p.attach !== 'prefer' || !(err instanceof TabwrightError)) throw err;
     call.warn(
       'attach_failed',
       `Could not attach to ${p.cdp_endpoint} (${err.code}: ${err.message}); launched a new browser session instead.`,
     );
-    session = await call.engine.startSession({ kind: 'ephemeral', policy }, opts);
+    session = await ops.startSession.call(call.engine, { kind: 'ephemeral', policy }, opts);
   }
   if (key !== undefined) call.clientSessions.set(key, session.id);
   if (p.events) call.subscribe(session.id);
   return sessionResult(session, false, p.events === true);
 }
 
-export const CORE_SESSION_METHODS: MethodDef[] = [
+export const CORE_SESSION_METHODS: ProviderMethod[] = [
   method({
     name: 'session.ensure',
-    group: 'core',
-    stability: 'stable',
-    description:
+    summary:
       'Create a browser session, or return the live one of the same client_session_id. Ephemeral (isolated context) by default; persist/profile for a persistent profile; cdp_endpoint to attach.',
-    input: SessionEnsureParams,
-    handler: ensureSession,
+    ops: [ops.startSession, ops.listSessions, ops.sessionInfo],
+    meta: {
+      group: 'core',
+      stability: 'stable',
+      features: ['attach_existing_browser', 'persistent_profile', 'isolated_contexts'],
+    },
+    params: SessionEnsureParams,
+    run: (call, p) => ensureSession(p, call),
   }),
   method({
     name: 'session.close',
-    group: 'core',
-    stability: 'stable',
-    description:
+    summary:
       "Close the session: ephemeral closes its context, persistent closes its browser (the profile stays on disk), attach only disconnects (the user's browser and tabs stay).",
-    input: SessionCloseParams,
-    handler: async (p, call) => {
-      const s = call.engine.session(p.session_id);
-      const detached = s.kind === 'attach';
-      await call.engine.closeSession(p.session_id);
+    ops: [ops.closeSession],
+    meta: { group: 'core', stability: 'stable' },
+    params: SessionCloseParams,
+    async run(call, p) {
+      const detached = call.engine.session(p.session_id).kind === 'attach';
+      await ops.closeSession.call(call.engine, { session_id: p.session_id });
       for (const [k, v] of call.clientSessions) if (v === p.session_id) call.clientSessions.delete(k);
+      call.dropEvents(p.session_id);
       return { session_id: p.session_id, closed: true, detached };
     },
   }),
 ];
 
-export const CORE_PAGE_METHODS: MethodDef[] = [
+let shotSeq = 0;
+
+export const CORE_PAGE_METHODS: ProviderMethod[] = [
   method({
     name: 'page.open',
-    group: 'core',
-    stability: 'stable',
-    description: 'Navigate the current page (or page_id), or a new page with new_page, to a URL.',
-    input: PageOpenParams,
-    handler: async (p, call) => {
+    summary: 'Navigate the current page (or page_id), or a new page with new_page, to a URL.',
+    ops: [ops.open, ops.newTab, ops.activateTab],
+    meta: { group: 'core', stability: 'stable' },
+    params: PageOpenParams,
+    async run(call, p) {
       const s = sessionOf(call, p.session_id);
       if (p.new_page && p.page_id !== undefined) {
         throw new TabwrightError(
@@ -161,10 +186,11 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
       }
       const opts = opOptions(p, call);
       const page = p.new_page
-        ? await s.newPage({ ...opts, activate: p.foreground !== false })
+        ? await ops.newTab.call(s, { activate: p.foreground !== false }, opts)
         : s.page(p.page_id ?? null);
-      if (!p.new_page && p.foreground === true && s.activePageId !== page.id) await s.activate(page.id, opts);
-      const nav = await page.open(p.url, waitUntil(p.wait_until), opts);
+      if (!p.new_page && p.foreground === true && s.activePageId !== page.id)
+        await ops.activateTab.call(s, { page_id: page.id }, opts);
+      const nav = await ops.open.call(page, { url: p.url, wait_until: waitUntil(p.wait_until) }, opts);
       return {
         ...nav,
         navigation_state: nav.download ? 'download_started' : 'complete',
@@ -174,12 +200,16 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
   }),
   method({
     name: 'page.snapshot',
-    group: 'core',
-    stability: 'stable',
-    description:
+    summary:
       'The page as jcode.page_snapshot.v1 (snapshot), a flat list of actionable elements with refs (elements) and agent text with refs inline (text).',
-    input: PageSnapshotParams,
-    handler: async (p, call) => {
+    ops: [ops.snapshot, ops.readPageHtml, ops.screenshot],
+    meta: {
+      group: 'core',
+      stability: 'stable',
+      features: ['element_refs', 'a11y_snapshot', 'dom_snapshot', 'html_snapshot'],
+    },
+    params: PageSnapshotParams,
+    async run(call, p) {
       const page = pageOf(call, p);
       const {
         session_id: _s,
@@ -195,7 +225,7 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
         ...snapshotOptions
       } = p;
       const opts = opOptions(p, call);
-      const r = await page.snapshot(snapshotOptions, opts);
+      const r = await ops.snapshot.call(page, snapshotOptions, opts);
       const out: Record<string, unknown> = {
         page_id: r.page_id,
         url: r.url,
@@ -203,14 +233,8 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
         // Asked to leave out: the shape stays the draft's (a root, no nodes; an empty list).
         snapshot:
           include_nodes === false
-            ? {
-                format: 'jcode.page_snapshot.v1',
-                root: { node_id: r.model.node_id, role: r.model.role, name: r.model.name, children: [] },
-                nodes: [],
-              }
-            : include_dom
-              ? toPageSnapshotV1(r.model, p.max_nodes, { dom: true }).snapshot
-              : r.snapshot,
+            ? rootOnly(r.model)
+            : toPageSnapshotV1(r.model, p.max_nodes, { dom: include_dom === true }),
         elements: include_elements === false ? [] : r.elements,
         text: include_text === false ? '' : r.text,
         truncated: r.truncated,
@@ -219,11 +243,9 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
       if (r.omitted) out.omitted = r.omitted;
       if (r.diff) out.diff = r.diff;
       if (include_dom) out.provider_data = { model: r.model, frames: r.frames, viewport: r.viewport };
-      if (include_html) {
-        out.html = (await readHtml(page, undefined, opts)).content;
-      }
+      if (include_html) out.html = (await ops.readPageHtml.call(page, {}, opts)).content;
       if (include_screenshot) {
-        const shot = await page.screenshot({}, opts);
+        const shot = await ops.screenshot.call(page, {}, opts);
         out.screenshot = {
           image: shot.data.toString('base64'),
           media_type: shot.mediaType,
@@ -236,81 +258,80 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
   }),
   method({
     name: 'page.click',
-    group: 'core',
-    stability: 'stable',
-    description:
+    summary:
       'Click one element (element_ref, selector, text_query) or a point (position {x, y}, CSS px) with trusted input after an actionability check; returns a receipt of what changed.',
-    input: PageClickParams,
-    handler: async (p, call) => {
-      const page = pageOf(call, p);
-      const spec: import('../../engine/actions/types.js').ActionSpec = { action: 'click' };
-      if (p.button) spec.button = p.button;
-      if (p.click_count) spec.click_count = p.click_count;
-      if (p.modifiers) spec.modifiers = p.modifiers;
-      if (p.synthetic) spec.synthetic = p.synthetic;
-      const receipt = await page.act(targetOf(p, 'page.click'), spec, actionOptions(p, call));
-      return { clicked: receipt.status === 'executed', ...actionResult(page, receipt) };
-    },
+    ops: [ops.click],
+    meta: { group: 'core', stability: 'stable', features: ['element_refs'] },
+    params: PageClickParams,
+    run: (call, p) =>
+      runAction(call, p, {
+        target: () => targetOf(p, 'page.click'),
+        perform: (page, base, o) =>
+          ops.click.call(
+            page,
+            {
+              ...base,
+              button: p.button,
+              click_count: p.click_count,
+              modifiers: p.modifiers,
+              synthetic: p.synthetic,
+            },
+            o,
+          ),
+        reply: (r) => ({ clicked: r.status === 'executed' }),
+      }),
   }),
   method({
     name: 'page.type',
-    group: 'core',
-    stability: 'stable',
-    description:
+    summary:
       'Type text into an input (element_ref or selector): appended, or replacing the value with replace: true; submit: true presses Enter after.',
-    input: PageTypeParams,
-    handler: async (p, call) => {
-      const page = pageOf(call, p);
-      const spec = {
-        action: 'type' as const,
-        text: p.text,
-        replace: p.replace,
-        submit: p.submit,
-        key_by_key: p.key_by_key,
-      };
-      const receipt = await page.act(targetOf(p, 'page.type'), spec, actionOptions(p, call));
-      return { typed: receipt.status === 'executed', ...actionResult(page, receipt) };
-    },
+    ops: [ops.type],
+    meta: { group: 'core', stability: 'stable', features: ['element_refs'] },
+    params: PageTypeParams,
+    run: (call, p) =>
+      runAction(call, p, {
+        target: () => targetOf(p, 'page.type', FIELD_TARGET),
+        perform: (page, base, o) =>
+          ops.type.call(
+            page,
+            { ...base, text: p.text, replace: p.replace, submit: p.submit, key_by_key: p.key_by_key },
+            o,
+          ),
+        reply: (r) => ({ typed: r.status === 'executed' }),
+      }),
   }),
   method({
     name: 'page.wait',
-    group: 'core',
-    stability: 'stable',
-    description:
+    summary:
       'Wait until every given condition holds (mode "any": the first). Unmet at timeout_ms: not_ready, retryable, details.reason "wait_timeout".',
-    input: PageWaitParams,
-    handler: async (p, call) => {
+    ops: [ops.wait],
+    meta: { group: 'core', stability: 'stable', features: ['element_refs'] },
+    params: PageWaitParams,
+    async run(call, p) {
       const page = pageOf(call, p);
       const { session_id: _s, page_id: _p, mode, timeout_ms: _t, ...conditions } = p;
-      const r = await page.wait(conditions, mode ? { mode } : {}, opOptions(p, call));
+      const r = await ops.wait.call(page, { conditions, mode }, opOptions(p, call));
       return { page_id: page.id, ...r };
     },
   }),
   method({
     name: 'page.screenshot',
-    group: 'core',
-    stability: 'stable',
-    description:
+    summary:
       'PNG (or JPEG) of the viewport, the full page, a clip {x, y, width, height} (document CSS px) or one element; inline base64 `image`, or a file path in `image_ref` with image_mode "file".',
-    input: PageScreenshotParams,
-    handler: async (p, call) => {
+    ops: [ops.screenshot],
+    meta: { group: 'core', stability: 'stable', features: ['element_refs', 'full_page_screenshot'] },
+    params: PageScreenshotParams,
+    async run(call, p) {
       const page = pageOf(call, p);
-      if (p.element_ref !== undefined && p.selector !== undefined) {
-        throw new TabwrightError(
-          'invalid_request',
-          'page.screenshot: give element_ref or selector, not both.',
-          {
-            details: { field: 'selector' },
-          },
-        );
-      }
+      const target = targetOf(p, 'page.screenshot', ELEMENT_TARGET, true);
       const element =
-        p.element_ref !== undefined
-          ? { ref: p.element_ref }
-          : p.selector !== undefined
-            ? { selector: p.selector }
+        target && 'element_ref' in target
+          ? { ref: target.element_ref }
+          : target && 'selector' in target
+            ? { selector: target.selector }
             : undefined;
-      const shot = await page.screenshot(
+      const shot = await ops.screenshot.call(
+        page,
         {
           full_page: p.full_page,
           clip: p.clip,
@@ -346,5 +367,3 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
     },
   }),
 ];
-
-let shotSeq = 0;

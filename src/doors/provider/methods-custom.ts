@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import type { ActionSpec, Target } from '../../engine/actions/types.js';
-import { TabwrightError } from '../../engine/errors.js';
-import { SnapshotOptions, TimeoutMs } from '../../engine/schemas.js';
-import { actionOptions, actionResult, opOptions, pageOf, sessionOf, targetOf } from './helpers.js';
+import { ops, SnapshotOptions, TabwrightError, TimeoutMs } from '../../engine/api.js';
+import { opOptions, pageOf, ROLE_TARGET, runAction, sessionOf, targetOf } from './helpers.js';
 import {
   ActParams,
   BlockedRequestsParams,
@@ -10,7 +8,7 @@ import {
   DialogPolicyParams,
   PageParams,
 } from './schemas.js';
-import { type MethodDef, method } from './table.js';
+import { method, type ProviderMethod } from './table.js';
 
 /** What the engine offers beyond the draft, under the tabwright.* namespace. */
 
@@ -39,27 +37,33 @@ const DialogRecord = z.object({
   handled_by: z.string().nullable(),
 });
 
-export const CUSTOM_METHODS: MethodDef[] = [
+/** tabwright.act's actions without fields of their own. */
+const PLAIN_ACTS = { check: ops.check, uncheck: ops.uncheck, focus: ops.focus } as const;
+
+export const CUSTOM_METHODS: ProviderMethod[] = [
   method({
     name: 'tabwright.snapshot_diff',
-    group: 'custom',
-    stability: 'stable',
-    description:
+    ops: [ops.snapshot],
+    summary:
       'What changed since the previous snapshot of this page and scope: added, removed and changed lines by ref (full: true when there was nothing to compare).',
-    input: SnapshotDiffParams,
-    output: z.object({
-      page_id: z.string(),
-      url: z.string(),
-      full: z.boolean(),
-      text: z.string(),
-      added: z.array(z.object({ ref: z.string(), line: z.string() }).passthrough()),
-      removed: z.array(z.object({ ref: z.string(), line: z.string() }).passthrough()),
-      changed: z.array(z.object({ ref: z.string(), line: z.string() }).passthrough()),
-    }),
-    handler: async (p, call) => {
+    params: SnapshotDiffParams,
+    meta: {
+      group: 'custom',
+      stability: 'stable',
+      output: z.object({
+        page_id: z.string(),
+        url: z.string(),
+        full: z.boolean(),
+        text: z.string(),
+        added: z.array(z.object({ ref: z.string(), line: z.string() }).passthrough()),
+        removed: z.array(z.object({ ref: z.string(), line: z.string() }).passthrough()),
+        changed: z.array(z.object({ ref: z.string(), line: z.string() }).passthrough()),
+      }),
+    },
+    async run(call, p) {
       const page = pageOf(call, p);
       const { session_id: _s, page_id: _p, timeout_ms: _t, ...o } = p;
-      const r = await page.snapshot({ ...o, diff: true }, opOptions(p, call));
+      const r = await ops.snapshot.call(page, { ...o, diff: true }, opOptions(p, call));
       const d = r.diff;
       return {
         page_id: r.page_id,
@@ -75,86 +79,91 @@ export const CUSTOM_METHODS: MethodDef[] = [
   }),
   method({
     name: 'tabwright.act',
-    group: 'custom',
-    stability: 'stable',
-    description:
+    summary:
       'Engine actions the draft does not name: fill (replace and verify a value), check, uncheck, focus, drag (to another target). Target by element_ref, selector, text_query, position or role (+name, context).',
-    input: ActParams,
-    output: ReceiptResult,
-    handler: async (p, call) => {
-      const page = pageOf(call, p);
-      let spec: ActionSpec;
-      if (p.action === 'fill') {
-        if (p.value === undefined)
-          throw new TabwrightError('invalid_request', 'tabwright.act fill needs value.', {
-            details: { field: 'value' },
-          });
-        spec = { action: 'fill', value: p.value };
-      } else if (p.action === 'drag') {
-        if (!p.to)
-          throw new TabwrightError('invalid_request', 'tabwright.act drag needs to (a target).', {
-            details: { field: 'to' },
-          });
-        spec = { action: 'drag', to: targetOf(p.to as never, 'tabwright.act to') as Target };
-      } else spec = { action: p.action };
-      const receipt = await page.act(targetOf(p, 'tabwright.act'), spec, actionOptions(p, call));
-      return {
-        done: receipt.status === 'executed',
-        verified: receipt.verified,
-        ...actionResult(page, receipt),
-      };
+    ops: [ops.fill, ops.check, ops.uncheck, ops.focus, ops.drag],
+    meta: { group: 'custom', stability: 'stable', output: ReceiptResult },
+    params: ActParams,
+    run(call, p) {
+      const { action, value, to } = p;
+      if (action === 'fill' && value === undefined)
+        throw new TabwrightError('invalid_request', 'tabwright.act fill needs value.', {
+          details: { field: 'value' },
+        });
+      if (action === 'drag' && !to)
+        throw new TabwrightError('invalid_request', 'tabwright.act drag needs to (a target).', {
+          details: { field: 'to' },
+        });
+      return runAction(call, p, {
+        target: () => targetOf(p, 'tabwright.act', ROLE_TARGET),
+        perform: (page, base, o) =>
+          action === 'fill'
+            ? ops.fill.call(page, { ...base, value: value ?? '' }, o)
+            : action === 'drag'
+              ? ops.drag.call(page, { ...base, to: targetOf(to ?? {}, 'tabwright.act to', ROLE_TARGET) }, o)
+              : PLAIN_ACTS[action].call(page, base, o),
+        reply: (r) => ({ done: r.status === 'executed', verified: r.verified }),
+      });
     },
   }),
   method({
     name: 'tabwright.dialog.handle',
-    group: 'custom',
-    stability: 'stable',
-    description:
+    summary:
       'Answer the JavaScript dialog held on the page (dialog policy "hold"): accept (with prompt_text) or dismiss.',
-    input: DialogHandleParams,
-    output: z.object({ dialog: DialogRecord.passthrough() }),
-    handler: async (p, call) => {
+    ops: [ops.handleDialog],
+    meta: { group: 'custom', stability: 'stable', output: z.object({ dialog: DialogRecord.passthrough() }) },
+    params: DialogHandleParams,
+    async run(call, p) {
       const page = pageOf(call, p);
       const req: { accept: boolean; prompt_text?: string } = { accept: p.accept };
       if (p.prompt_text !== undefined) req.prompt_text = p.prompt_text;
-      return { dialog: await page.handleDialog(req) };
+      return { dialog: await ops.handleDialog.call(page, req) };
     },
   }),
   method({
     name: 'tabwright.dialog.set_policy',
-    group: 'custom',
-    stability: 'stable',
-    description:
+    summary:
       'How dialogs are answered: accept, dismiss or hold, for all or per type (alert, confirm, prompt, beforeunload). Default: alert and beforeunload accepted, confirm and prompt dismissed.',
-    input: DialogPolicyParams,
-    output: z.object({ policy: z.record(z.string(), z.string()) }),
-    handler: (p, call) => ({ policy: sessionOf(call, p.session_id).setDialogPolicy(p.policy) }),
+    ops: [ops.dialogPolicy],
+    meta: {
+      group: 'custom',
+      stability: 'stable',
+      output: z.object({ policy: z.record(z.string(), z.string()) }),
+    },
+    params: DialogPolicyParams,
+    run: async (call, p) => ({
+      policy: await ops.dialogPolicy.call(sessionOf(call, p.session_id), { policy: p.policy }),
+    }),
   }),
   method({
     name: 'tabwright.frames',
-    group: 'custom',
-    stability: 'stable',
-    description:
+    summary:
       "The page's frames, main frame first, then iframes in tree order: ids for frame_id (selector / text_query targets), URL, name, depth, and whether the session's origin policy allows acting in them.",
-    input: PageParams,
-    output: z.object({
-      page_id: z.string(),
-      frames: z.array(
-        z.object({
-          frame_id: z.string(),
-          parent_id: z.string().nullable(),
-          url: z.string(),
-          name: z.string(),
-          depth: z.number(),
-          allowed: z.boolean(),
-        }),
-      ),
-    }),
-    handler: (p, call) => {
+    ops: [ops.frames],
+    meta: {
+      group: 'custom',
+      stability: 'stable',
+      output: z.object({
+        page_id: z.string(),
+        frames: z.array(
+          z.object({
+            frame_id: z.string(),
+            parent_id: z.string().nullable(),
+            url: z.string(),
+            name: z.string(),
+            depth: z.number(),
+            allowed: z.boolean(),
+          }),
+        ),
+      }),
+    },
+    params: PageParams,
+    async run(call, p) {
       const page = pageOf(call, p);
+      const frames = await ops.frames.call(page, {});
       return {
         page_id: page.id,
-        frames: page.frames().map((f) => ({
+        frames: frames.map((f) => ({
           frame_id: f.id,
           parent_id: f.parentId,
           url: f.url,
@@ -167,18 +176,21 @@ export const CUSTOM_METHODS: MethodDef[] = [
   }),
   method({
     name: 'tabwright.blocked_requests',
-    group: 'custom',
-    stability: 'stable',
-    description:
+    summary:
       "Requests the session's origin policy blocked (the last 200), after since_seq, optionally for one page.",
-    input: BlockedRequestsParams,
-    output: z.object({ blocked: z.array(z.object({}).passthrough()), last_seq: z.number() }),
-    handler: (p, call) => {
+    ops: [ops.blocked],
+    meta: {
+      group: 'custom',
+      stability: 'stable',
+      output: z.object({ blocked: z.array(z.object({}).passthrough()), last_seq: z.number() }),
+    },
+    params: BlockedRequestsParams,
+    async run(call, p) {
       const s = sessionOf(call, p.session_id);
       const filter: { since_seq?: number; page_id?: string } = {};
       if (p.since_seq !== undefined) filter.since_seq = p.since_seq;
       if (p.page_id !== undefined) filter.page_id = p.page_id;
-      return { blocked: s.blockedRequests(filter), last_seq: s.network.lastSeq };
+      return { blocked: await ops.blocked.call(s, filter), last_seq: s.network.lastSeq };
     },
   }),
 ];

@@ -1,3 +1,4 @@
+import { ops } from '../../engine/api.js';
 import { opOptions, pageOf, sessionOf } from './helpers.js';
 import {
   ConsoleListParams,
@@ -6,49 +7,50 @@ import {
   PageEvalParams,
   StorageGetParams,
 } from './schemas.js';
-import { type MethodDef, method } from './table.js';
+import { method, type ProviderMethod } from './table.js';
 
-export const INTROSPECTION_METHODS: MethodDef[] = [
+export const INTROSPECTION_METHODS: ProviderMethod[] = [
   method({
     name: 'page.eval',
-    group: 'optional',
-    stability: 'stable',
-    description:
+    summary:
       'Run JavaScript in the page: an expression, a function expression (called with args) or a statement body using return. Promises are awaited; returns {value, type}. A page exception is invalid_request with details.reason "script_error".',
-    input: PageEvalParams,
-    handler: async (p, call) => {
+    ops: [ops.evaluate],
+    meta: { group: 'optional', stability: 'stable', features: ['js_eval'] },
+    params: PageEvalParams,
+    async run(call, p) {
       const page = pageOf(call, p);
-      const r = await page.evaluateScript(p.script, { ...opOptions(p, call), args: p.args ?? [] });
+      const r = await ops.evaluate.call(page, { source: p.script, args: p.args ?? [] }, opOptions(p, call));
       return { page_id: page.id, ...r };
     },
   }),
   method({
     name: 'console.list',
-    group: 'optional',
-    stability: 'stable',
-    description:
+    summary:
       'Console messages and uncaught page errors of the page (the last 500), after since_seq, optionally of one level.',
-    input: ConsoleListParams,
-    handler: (p, call) => {
+    ops: [ops.consoleMessages],
+    meta: { group: 'optional', stability: 'stable', features: ['console_observe'] },
+    params: ConsoleListParams,
+    async run(call, p) {
       const page = pageOf(call, p);
-      const q: { since_seq?: number; limit?: number; level?: string } = {};
-      if (p.since_seq !== undefined) q.since_seq = p.since_seq;
-      if (p.limit !== undefined) q.limit = p.limit;
-      if (p.level !== undefined) q.level = p.level;
-      return { page_id: page.id, entries: page.console.list(q), last_seq: page.console.lastSeq };
+      const entries = await ops.consoleMessages.call(page, {
+        since_seq: p.since_seq,
+        limit: p.limit,
+        level: p.level,
+      });
+      return { page_id: page.id, entries, last_seq: page.console.lastSeq };
     },
   }),
   method({
     name: 'storage.get',
-    group: 'optional',
-    stability: 'stable',
-    description:
+    summary:
       "localStorage (area local, default) or sessionStorage of the page's current document: every key, or one key's value (null when absent).",
-    input: StorageGetParams,
-    handler: async (p, call) => {
+    ops: [ops.storageRead],
+    meta: { group: 'optional', stability: 'stable' },
+    params: StorageGetParams,
+    async run(call, p) {
       const page = pageOf(call, p);
       const area = p.area ?? 'local';
-      const v = await page.storageGet(area, p.key, opOptions(p, call));
+      const v = await ops.storageRead.call(page, { area, key: p.key }, opOptions(p, call));
       return p.key !== undefined
         ? { page_id: page.id, area, key: p.key, value: v }
         : { page_id: page.id, area, items: v };
@@ -56,26 +58,26 @@ export const INTROSPECTION_METHODS: MethodDef[] = [
   }),
   method({
     name: 'cookie.list',
-    group: 'optional',
-    stability: 'stable',
-    description: "Cookies of the session's browser context, optionally only those sent to urls.",
-    input: CookieListParams,
-    handler: async (p, call) => {
+    summary: "Cookies of the session's browser context, optionally only those sent to urls.",
+    ops: [ops.cookies],
+    meta: { group: 'optional', stability: 'stable' },
+    params: CookieListParams,
+    async run(call, p) {
       const s = sessionOf(call, p.session_id);
-      return { cookies: await s.cookies(p.urls ? { urls: p.urls } : {}) };
+      return { cookies: await ops.cookies.call(s, p.urls ? { urls: p.urls } : {}) };
     },
   }),
   method({
     name: 'network.list',
-    group: 'optional',
-    stability: 'stable',
-    description:
+    summary:
       "Requests of the session's pages (the last 1000): method, URL, type, status, timing, failure; after since_seq, filtered by URL, type or page.",
-    input: NetworkListParams,
-    handler: (p, call) => {
+    ops: [ops.requests],
+    meta: { group: 'optional', stability: 'stable', features: ['network_observe'] },
+    params: NetworkListParams,
+    async run(call, p) {
       const s = sessionOf(call, p.session_id);
       const { session_id: _s, ...filter } = p;
-      return { requests: s.requests.list(filter), last_seq: s.requests.lastSeq };
+      return { requests: await ops.requests.call(s, filter), last_seq: s.requests.lastSeq };
     },
   }),
 ];

@@ -8,7 +8,7 @@ import {
   SnapshotOptions,
   TimeoutMs,
   WaitConditions,
-} from '../../engine/schemas.js';
+} from '../../engine/api.js';
 
 /**
  * One zod schema per provider method: it validates `params`, is advertised

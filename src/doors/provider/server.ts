@@ -1,18 +1,24 @@
 import { chmodSync, existsSync, lstatSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
+import { log, TabwrightError } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
-import { TabwrightError } from '../../engine/errors.js';
-import { log } from '../../engine/log.js';
 import { Connection, type ProviderState } from './connection.js';
+import { buildDescribe } from './describe.js';
 import { EventRouter } from './events.js';
-import { MethodRegistry } from './registry.js';
+import { ALL_METHODS, providerTable } from './registry.js';
 import type { ProviderOptions } from './table.js';
 
 export function createProviderState(engine: Engine, options: ProviderOptions): ProviderState {
+  const table = providerTable(options);
+  let described: Record<string, unknown> | undefined;
   return {
     engine,
     options,
-    registry: new MethodRegistry(options),
+    table,
+    describe: () => {
+      described ??= buildDescribe(ALL_METHODS, table, options);
+      return described;
+    },
     events: new EventRouter(engine),
     clientSessions: new Map(),
   };

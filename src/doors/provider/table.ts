@@ -1,9 +1,28 @@
 import type { z } from 'zod';
 import type { Engine } from '../../engine/engine.js';
+import { methodKit } from '../kit/index.js';
 import type { Warning } from './envelope.js';
 
 export type MethodGroup = 'core' | 'optional' | 'setup' | 'custom';
 export type Stability = 'stable' | 'experimental' | 'deprecated';
+
+/** The draft's feature names (describe.capabilities.features), in the order describe lists them. */
+export const FEATURES = [
+  'element_refs',
+  'a11y_snapshot',
+  'dom_snapshot',
+  'html_snapshot',
+  'full_page_screenshot',
+  'attach_existing_browser',
+  'persistent_profile',
+  'isolated_contexts',
+  'js_eval',
+  'console_observe',
+  'network_observe',
+  'file_upload',
+  'download_observe',
+] as const;
+export type Feature = (typeof FEATURES)[number];
 
 export interface ProviderOptions {
   browser: 'chromium';
@@ -14,7 +33,7 @@ export interface ProviderOptions {
   transport: 'stdio-json' | 'unix-socket-json';
 }
 
-/** What a handler may touch besides the engine: its connection (events) and the warnings of its reply. */
+/** What a handler may touch besides the engine operations: its connection (events) and the warnings of its reply. */
 export interface CallContext {
   engine: Engine;
   options: ProviderOptions;
@@ -22,25 +41,29 @@ export interface CallContext {
   clientSessions: Map<string, string>;
   /** Subscribes the calling connection to a session's events. */
   subscribe(sessionId: string): void;
+  /** The session closed: no connection gets its events any more. */
+  dropEvents(sessionId: string): void;
+  /** provider.describe of this process (built once from the methods it serves). */
+  describe(): Record<string, unknown>;
   warn(code: string, message: string): void;
   /** Aborted when the connection closes. */
   signal: AbortSignal;
   warnings: Warning[];
 }
 
-export interface MethodDef<S extends z.ZodType = z.ZodType> {
-  name: string;
+/** What only the provider protocol needs of a method: how provider.describe lists it. */
+export interface ProviderMeta {
   group: MethodGroup;
   stability: Stability;
-  description: string;
-  input: S;
   /** Result schema, advertised for custom methods. */
   output?: z.ZodType;
   /** False when this backend or process cannot serve the method (then it is not listed and answers unsupported_method). */
   available?: (opts: ProviderOptions) => boolean;
-  handler: (params: z.infer<S>, call: CallContext) => Promise<unknown> | unknown;
+  /** The draft's features this method takes part in: a feature is listed when all of its methods answer. */
+  features?: readonly Feature[];
 }
 
-export function method<S extends z.ZodType>(def: MethodDef<S>): MethodDef {
-  return def as unknown as MethodDef;
-}
+/** One provider method: `method({ name, summary, params, ops, meta, run })`, the handler typed by its schema. */
+export const method = methodKit<CallContext, ProviderMeta, unknown>();
+
+export type ProviderMethod = ReturnType<typeof method>;

@@ -21,9 +21,17 @@ import { refuseTarget } from './refuse.js';
 import { frameOffset, parseTarget, type ResolvedTarget, resolveTarget } from './resolve.js';
 import { markSignals, pendingRequests, signalsSince } from './signals.js';
 import { ActionSpec as ActionSpecSchema } from './spec.js';
-import type { ActionOptions, ActionSpec, Receipt, Target, ValueChange } from './types.js';
+import type {
+  ActionName,
+  ActionOptions,
+  ActionSpec,
+  PipelineSpec,
+  Receipt,
+  Target,
+  ValueChange,
+} from './types.js';
 
-const KIND: Record<ActionSpec['action'], ProbeKind> = {
+const KIND: Record<ActionName, ProbeKind> = {
   click: 'click',
   hover: 'hover',
   focus: 'focus',
@@ -59,6 +67,22 @@ export async function performAction(
   return page.run(`page.${spec.action}`, 'action', opts, (d) => run(page, t, spec, opts, d, verifyChecks));
 }
 
+/**
+ * The pipeline's file step on one input (guard, dispatch once, observation window, receipt). Only
+ * the upload operation calls it (src/engine/uploads.ts: it picks the input and reads the files back).
+ */
+export async function performFiles(
+  page: Page,
+  elementRef: string,
+  files: string[],
+  opts: ActionOptions = {},
+): Promise<Receipt> {
+  const t = parseTarget({ element_ref: elementRef });
+  const verifyChecks = opts.verify ? buildChecks(opts.verify, { mode: opts.verify_mode }) : undefined;
+  const step: PipelineSpec = { action: 'set_files', files };
+  return page.run('page.set_files', 'action', opts, (d) => run(page, t, step, opts, d, verifyChecks));
+}
+
 /** The page, and the target's frame, must be at origins the session's policy allows (before any dispatch). */
 function assertAllowed(page: Page, frame?: BackendFrame): void {
   page.assertPageAllowed(frame?.parentId ? [frame.url()] : []);
@@ -78,12 +102,12 @@ async function toPagePoint(page: Page, frame: BackendFrame, p: Point, d: Deadlin
 const TYPED_INPUT_WAIT_MS = 100;
 
 /** Text inserted as one input event, nothing else: its window can start with the dispatch. */
-function typedText(spec: ActionSpec): boolean {
+function typedText(spec: PipelineSpec): boolean {
   return spec.action === 'type' && spec.text !== '' && !spec.key_by_key && !spec.submit;
 }
 
 /** Clicks, keys, hovers and drags start menus and route changes a step later; value changes render at once. */
-function quietFor(spec: ActionSpec): number {
+function quietFor(spec: PipelineSpec): number {
   const valueChange =
     ['fill', 'select', 'check', 'uncheck', 'focus', 'set_files'].includes(spec.action) ||
     (spec.action === 'type' && !spec.submit);
@@ -91,14 +115,14 @@ function quietFor(spec: ActionSpec): number {
 }
 
 /** How the guard's round trip leaves focus for the action that follows. */
-function focusMode(spec: ActionSpec): 'plain' | 'end' | 'all' | undefined {
+function focusMode(spec: PipelineSpec): 'plain' | 'end' | 'all' | undefined {
   if (spec.action === 'focus' || spec.action === 'press') return 'plain';
   if (spec.action === 'type') return spec.replace ? 'all' : 'end';
   if (spec.action === 'fill') return 'all';
   return undefined;
 }
 
-const VALUE_KIND: Partial<Record<ActionSpec['action'], 'value' | 'checked'>> = {
+const VALUE_KIND: Partial<Record<ActionName, 'value' | 'checked'>> = {
   type: 'value',
   fill: 'value',
   select: 'value',
@@ -109,7 +133,7 @@ const VALUE_KIND: Partial<Record<ActionSpec['action'], 'value' | 'checked'>> = {
 async function run(
   page: Page,
   target: Target | undefined,
-  spec: ActionSpec,
+  spec: PipelineSpec,
   opts: ActionOptions,
   d: Deadline,
   verifyChecks: Check[] | undefined,
@@ -121,7 +145,7 @@ async function run(
   const resolved: ResolvedTarget | undefined = target ? await resolveTarget(page, target, d) : undefined;
   const el = resolved?.kind === 'element' ? resolved : undefined;
   assertAllowed(page, el?.frame);
-  if (el && opts.refuse) await refuseTarget(page, el, spec, opts.refuse, d);
+  if (el && opts.refuse && spec.action !== 'set_files') await refuseTarget(page, el, spec, opts.refuse, d);
   const valueKind = VALUE_KIND[spec.action] ?? null;
 
   // The drag destination is checked first, so the source's observer starts last.
@@ -317,7 +341,7 @@ async function run(
 }
 
 /** Registers what `spec` types into a secret field (and the field's name, for form bodies). */
-function registerTyped(page: Page, spec: ActionSpec, secret: NonNullable<SecretTarget>): void {
+function registerTyped(page: Page, spec: PipelineSpec, secret: NonNullable<SecretTarget>): void {
   const text = spec.action === 'type' ? spec.text : spec.action === 'fill' ? spec.value : null;
   page.session.secrets.add(text, secret.name);
 }
@@ -338,7 +362,7 @@ interface DispatchResult {
 async function dispatch(
   page: Page,
   el: PinnedElement | undefined,
-  spec: ActionSpec,
+  spec: PipelineSpec,
   point: Point | undefined,
   dragTo: Point | undefined,
   valueBefore: string | boolean | null,
@@ -488,7 +512,7 @@ async function dispatch(
 }
 
 function buildReceipt(o: {
-  spec: ActionSpec;
+  spec: PipelineSpec;
   resolved: ResolvedTarget | undefined;
   status: Receipt['status'];
   verified: boolean | null;

@@ -135,6 +135,7 @@ export const ActionFields = {
     })
     .strict(),
   drag: z.object({ to: Target }).strict(),
+  /** Files on a file input: the pipeline step of page.upload, not an action of ActionSpec. */
   set_files: z
     .object({ files: z.array(z.string(), { error: 'set_files needs files (a list of paths).' }) })
     .strict(),
@@ -164,10 +165,26 @@ export const ActionSpec = z
       variant('uncheck', ActionFields.uncheck),
       variant('scroll', ActionFields.scroll),
       variant('drag', ActionFields.drag),
-      variant('set_files', ActionFields.set_files),
     ],
-    { error: `action must be one of: ${Object.keys(ActionFields).join(', ')}.` },
+    {
+      error: `action must be one of: ${Object.keys(ActionFields)
+        .filter((a) => a !== 'set_files')
+        .join(', ')}; files go on an input through the page.upload operation.`,
+    },
   )
   .describe('One action and its fields.');
 
 export type ActionSpec = z.output<typeof ActionSpec>;
+
+/**
+ * The pipeline's file step. Not an ActionSpec a caller can send: files reach an input only through
+ * page.upload (src/engine/uploads.ts), which picks the input, reads its listeners, runs this step
+ * and reads the files back, so every door gets the same receipt.
+ */
+export interface FilesStep {
+  action: 'set_files';
+  files: string[];
+}
+
+/** What the action pipeline performs: a caller's action, or the upload operation's file step. */
+export type PipelineSpec = ActionSpec | FilesStep;

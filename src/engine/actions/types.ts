@@ -2,7 +2,7 @@ import type { OperationOptions } from '../deadline.js';
 import type { WaitConditions } from '../waits.js';
 import type { ActionName } from './spec.js';
 
-export type { ActionName, ActionSpec, Modifier, Target } from './spec.js';
+export type { ActionName, ActionSpec, FilesStep, Modifier, PipelineSpec, Target } from './spec.js';
 
 export interface ActionOptions extends OperationOptions {
   /** Cap of the observation window after dispatch. Default 500 ms. */
@@ -68,7 +68,7 @@ export interface Receipt {
   dialog: { type: string; message: string } | null;
   /**
    * A file chooser the action opened. A headless browser intercepts it (no one could see the native
-   * dialog) and nothing is chosen: set files on `input.selector` with the set_files action next.
+   * dialog) and nothing is chosen: set files on `input.selector` with the page.upload operation next.
    */
   file_chooser: {
     multiple: boolean;

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { ActionFields, type ActionName, ActionSpec, Target } from '../actions/spec.js';
-import type { ActionOptions, Receipt } from '../actions/types.js';
+import { ActionFields, ActionSpec, Target } from '../actions/spec.js';
+import type { Receipt } from '../actions/types.js';
 import type { OperationOptions } from '../deadline.js';
 import type { Page } from '../page.js';
 import { ActOptions } from '../schemas.js';
+import { type ActOptionFields, actionOptions } from './act-options.js';
 import { defineOp } from './define.js';
 
 /**
@@ -11,21 +12,11 @@ import { defineOp } from './define.js';
  * reason or dispatch trusted input once, then report what the page actually got.
  */
 
-type ActOptionFields = { [K in keyof typeof ActOptions]?: z.output<(typeof ActOptions)[K]> };
-
-function actionOptions(i: ActOptionFields, opts: OperationOptions): ActionOptions {
-  const o: ActionOptions = { ...opts };
-  if (i.observe_ms !== undefined) o.observe_ms = i.observe_ms;
-  if (i.observe_min_ms !== undefined) o.observe_min_ms = i.observe_min_ms;
-  if (i.snapshot_diff !== undefined) o.snapshot_diff = i.snapshot_diff;
-  if (i.verify !== undefined) o.verify = i.verify;
-  if (i.verify_mode !== undefined) o.verify_mode = i.verify_mode;
-  if (i.refuse !== undefined) o.refuse = i.refuse;
-  return o;
-}
+/** The actions a door may name (files go through page.upload, ./files.ts). */
+type ActionKind = ActionSpec['action'];
 
 /** Splits an action op's input into target, the action's own fields and the options. */
-function perform(page: Page, action: ActionName, input: Record<string, unknown>, opts: OperationOptions) {
+function perform(page: Page, action: ActionKind, input: Record<string, unknown>, opts: OperationOptions) {
   const { target, ...rest } = input;
   const fields: Record<string, unknown> = { action };
   const options: Record<string, unknown> = {};
@@ -37,7 +28,7 @@ function perform(page: Page, action: ActionName, input: Record<string, unknown>,
   );
 }
 
-const SUMMARIES: Record<ActionName, string> = {
+const SUMMARIES: Record<ActionKind, string> = {
   click: 'Click one element (or a point) with trusted input after an actionability check.',
   hover: 'Move the pointer over one element.',
   focus: 'Focus one element.',
@@ -49,13 +40,12 @@ const SUMMARIES: Record<ActionName, string> = {
   uncheck: 'Uncheck a checkbox and verify it.',
   scroll: 'Scroll an element or the page by pages or pixels, or bring the target into view.',
   drag: 'Drag one element onto another element or a point.',
-  set_files: 'Set files on a file input (absolute paths).',
 };
 
 /** Actions that may go without a target (they act on the focused element or the page). */
-const TARGETLESS = new Set<ActionName>(['press', 'scroll']);
+const TARGETLESS = new Set<ActionKind>(['press', 'scroll']);
 
-function actionOp<N extends ActionName>(action: N) {
+function actionOp<N extends ActionKind>(action: N) {
   const fields = ActionFields[action] as (typeof ActionFields)[N];
   const target = TARGETLESS.has(action) ? Target.optional() : Target;
   const input = z.object({ target, ...fields.shape, ...ActOptions }).strict();

@@ -2,17 +2,32 @@ import { z } from 'zod';
 import { Target } from '../actions/spec.js';
 import { ocrImage } from '../ocr.js';
 import { fetchImage, fetchUrl } from '../resources.js';
+import { ActOptions } from '../schemas.js';
 import { uploadFiles } from '../uploads.js';
+import { actionOptions } from './act-options.js';
 import { defineOp } from './define.js';
 
+/** The refusals (typing into secret fields, frame-only callers) are the other actions'; uploads take the rest. */
+const { refuse: _refuse, ...UploadOptions } = ActOptions;
+
+/** The one way files reach a page: every door's upload runs this, and gets the same receipt. */
 export const upload = defineOp({
   name: 'page.upload',
   scope: 'page',
   effect: 'act',
   summary:
     'Set files on the file input a target names, with a receipt: which input, its listeners, and the files it reads back.',
-  input: z.object({ target: Target, files: z.array(z.string().min(1)).min(1) }).strict(),
-  run: (page, i, opts) => uploadFiles(page, i.target, i.files, opts),
+  input: z
+    .object({
+      target: Target,
+      files: z.array(z.string().min(1)).min(1).describe('Absolute paths of local files.'),
+      ...UploadOptions,
+    })
+    .strict(),
+  run: (page, i, opts) => {
+    const { target, files, ...options } = i;
+    return uploadFiles(page, target, files, actionOptions(options, opts));
+  },
 });
 
 export const image = defineOp({

@@ -71,3 +71,23 @@ export const traceStop = defineOp({
   input: z.object({ path: z.string().min(1) }).strict(),
   run: (session, i) => stopTracing(session, i.path),
 });
+
+export const protocolSend = defineOp({
+  name: 'page.raw_send',
+  scope: 'page',
+  effect: 'raw',
+  summary:
+    "Send one raw protocol command to the tab (CDP on Chromium) in the page's queue, and return its result.",
+  input: z
+    .object({ method: z.string().min(1), params: z.record(z.string(), z.unknown()).optional() })
+    .strict(),
+  run: (page, i, opts) =>
+    page.run('page.raw_send', 'action', opts, async () => {
+      const raw = await pageCdpSession(page);
+      try {
+        return await raw.send(i.method, i.params ?? {});
+      } finally {
+        void raw.detach();
+      }
+    }),
+});

@@ -65,6 +65,22 @@ export const diagnostics = defineOp({
   scope: 'engine',
   effect: 'read',
   summary: 'Browsers found and their versions, the profile root, writable directories, and what to fix.',
+  input: z
+    .object({
+      refresh: z.boolean().optional().describe('Look again now (the answer is otherwise kept 5 minutes).'),
+    })
+    .strict(),
+  run: (engine, i) => engine.diagnostics({ refresh: i.refresh }),
+});
+
+export const sharedBrowser = defineOp({
+  name: 'engine.shared_browser',
+  scope: 'engine',
+  effect: 'read',
+  summary: "Whether the engine's shared browser (the one ephemeral sessions use) is running, and its pid.",
   input: z.object({}).strict(),
-  run: (engine) => engine.diagnostics(),
+  run: async (engine) => {
+    const pid = await engine.sharedBrowserPid();
+    return { running: pid !== undefined, pid: pid ?? null };
+  },
 });
