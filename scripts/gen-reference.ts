@@ -22,8 +22,10 @@ interface Section {
 async function operationsByFile(): Promise<{ file: string; op: OperationInfo }[]> {
   const dir = join(root, 'src/engine/ops');
   const out: { file: string; op: OperationInfo }[] = [];
-  for (const f of readdirSync(dir).sort()) {
-    if (!f.endsWith('.ts') || ['all.ts', 'define.ts', 'index.ts'].includes(f)) continue;
+  // The families are exactly what ops/all.ts re-exports (other files there are helpers).
+  const all = readFileSync(join(dir, 'all.ts'), 'utf8');
+  const families = [...all.matchAll(/^export \* from '\.\/([a-z-]+)\.js';$/gm)].map((m) => `${m[1]}.ts`);
+  for (const f of families.sort()) {
     // An ops family file exports operations only (shared schemas live in src/engine/schemas.ts).
     const mod = (await import(join(dir, f))) as Record<string, OperationInfo>;
     for (const op of Object.values(mod)) out.push({ file: `src/engine/ops/${f}`, op });
