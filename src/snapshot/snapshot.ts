@@ -148,6 +148,7 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
   const allFrames = page.backend.frames();
   const main = allFrames[0]!;
   const walkOpts: WalkOptions = { boxes: !!o.include_boxes, urls: !!o.include_urls };
+  if (o.attributes?.length) walkOpts.attrs = o.attributes;
   if (o.viewport) walkOpts.margin = o.viewport_margin ?? SNAPSHOT_DEFAULTS.viewport_margin;
 
   // Which frames to walk, and the root frame.
@@ -411,7 +412,7 @@ function applyBudget(
  * The model as `jcode.page_snapshot.v1`: a flat node list linked by ids. Each
  * node has the draft's fields plus its live state (`value`, `states`) and what
  * the snapshot options asked for (frame, url, bbox). The DOM-derived extras
- * (`tag`, the whitelisted `attrs`) come only with `dom: true`: they are not
+ * (`tag`, the `attrs` the snapshot asked for) come only with `dom: true`: they are not
  * the draft's and on a large page they are a tenth of the bytes.
  */
 export function toPageSnapshotV1(

@@ -20,6 +20,22 @@ import { type CallContext, type MethodDef, method } from './table.js';
 
 const SUPPORTED_BROWSERS = new Set(['auto', 'chromium']);
 
+/** The DOM attributes an include_dom snapshot reports on interactive elements. */
+const DOM_ATTRIBUTES = [
+  'title',
+  'type',
+  'name',
+  'role',
+  'placeholder',
+  'data-date-format',
+  'alt',
+  'aria-label',
+  'aria-expanded',
+  'data-state',
+  'aria-checked',
+  'value',
+];
+
 /** Options that shape a new session; on reuse they are ignored (with a warning). */
 const SHAPING = [
   'browser_preference',
@@ -195,7 +211,13 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
         ...snapshotOptions
       } = p;
       const opts = opOptions(p, call);
-      const r = await page.snapshot(snapshotOptions, opts);
+      // include_dom shows these attributes unless the caller names its own (the engine reports none by default).
+      const r = await page.snapshot(
+        include_dom && !snapshotOptions.attributes
+          ? { ...snapshotOptions, attributes: DOM_ATTRIBUTES }
+          : snapshotOptions,
+        opts,
+      );
       const out: Record<string, unknown> = {
         page_id: r.page_id,
         url: r.url,
