@@ -52,8 +52,8 @@ const SUMMARIES: Record<ActionName, string> = {
   set_files: 'Set files on a file input (absolute paths).',
 };
 
-/** Actions that may go without a target (they act on the focused element or the page). */
-const TARGETLESS = new Set<ActionName>(['press', 'scroll']);
+/** Actions that may go without a target (they act on the focused element or the page), as in page.act. */
+const TARGETLESS = new Set<ActionName>(['press', 'scroll', 'type']);
 
 function actionOp<N extends ActionName>(action: N) {
   const fields = ActionFields[action] as (typeof ActionFields)[N];

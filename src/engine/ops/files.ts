@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Target } from '../actions/spec.js';
 import { ocrImage } from '../ocr.js';
 import { fetchImage, fetchUrl } from '../resources.js';
+import { ActOptions } from '../schemas.js';
 import { uploadFiles } from '../uploads.js';
 import { defineOp } from './define.js';
 
@@ -11,8 +12,20 @@ export const upload = defineOp({
   effect: 'act',
   summary:
     'Set files on the file input a target names, with a receipt: which input, its listeners, and the files it reads back.',
-  input: z.object({ target: Target, files: z.array(z.string().min(1)).min(1) }).strict(),
-  run: (page, i, opts) => uploadFiles(page, i.target, i.files, opts),
+  input: z
+    .object({
+      target: Target,
+      files: z.array(z.string().min(1)).min(1),
+      observe_ms: ActOptions.observe_ms,
+      observe_min_ms: ActOptions.observe_min_ms,
+    })
+    .strict(),
+  run: (page, i, opts) =>
+    uploadFiles(page, i.target, i.files, {
+      ...opts,
+      observe_ms: i.observe_ms,
+      observe_min_ms: i.observe_min_ms,
+    }),
 });
 
 export const image = defineOp({

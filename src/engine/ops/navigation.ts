@@ -69,3 +69,12 @@ export const frames = defineOp({
   input: z.object({}).strict(),
   run: (page) => page.frames(),
 });
+
+export const readyState = defineOp({
+  name: 'page.ready_state',
+  scope: 'page',
+  effect: 'read',
+  summary: "The document's readyState now: loading, interactive or complete.",
+  input: z.object({}).strict(),
+  run: async (page, _i, opts) => String((await page.evaluateScript('document.readyState', opts)).value),
+});

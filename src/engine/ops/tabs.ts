@@ -36,3 +36,12 @@ export const closeTab = defineOp({
   input: z.object({ page_id: z.string().min(1) }).strict(),
   run: (session, i) => session.closePage(i.page_id),
 });
+
+export const bringToFront = defineOp({
+  name: 'tab.front',
+  scope: 'page',
+  effect: 'session',
+  summary: "Raise the tab's window for a person to look at; the session's active tab does not change.",
+  input: z.object({}).strict(),
+  run: (page, _i, opts) => page.bringToFront(opts),
+});
