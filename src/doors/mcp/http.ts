@@ -4,9 +4,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { log } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
-import { log } from '../../engine/log.js';
-import type { Refusal } from '../http/security.js';
+import type { Refusal } from '../kit/index.js';
 import { errorReply, InFlight, MAX_MESSAGE_BYTES, parseMessageText, tooLargeReply } from './jsonrpc.js';
 import { createMcpDoor, type McpDoor, type McpDoorOptions } from './server.js';
 
