@@ -159,6 +159,8 @@ export const commands: HttpMethod = method({
   name: 'commands',
   summary:
     '批量：按顺序执行多条命令（每条 {方法名: 参数}，可带 expect 检查），默认遇错即停；async:true 转为后台任务',
+  // Its steps may be any method.
+  effect: 'raw',
   meta: { task: 'existing', reply: BATCH_REPLY },
   params: batchParams,
   run: (ctx, p) => runBatch(ctx, p),

@@ -59,6 +59,7 @@ const getJob = method({
 const cancelJob = method({
   name: 'cancel_job',
   summary: '取消后台任务：正在执行的一步不打断，下一步开始前生效',
+  effect: 'session',
   meta: {
     task: 'none',
     reply: { jobId: '后台任务 id', cancelRequested: '已请求取消', status: '当前状态', note: '说明' },

@@ -227,6 +227,8 @@ const listTasks = method({
 const cleanup = method({
   name: 'cleanup',
   summary: '清理旧的证据文件（默认只演练 dryRun:true；scope:"upload" 清理上传暂存）',
+  // Deletes files (with dryRun:false).
+  effect: 'act',
   meta: {
     task: 'none',
     reply: {

@@ -118,6 +118,7 @@ const getTitle = method({
 const wait = method({
   name: 'wait',
   summary: '固定等待 seconds 秒',
+  effect: 'wait',
   meta: { task: 'existing', evidence: true, reply: { waitedMs: '等待的毫秒数' } },
   params: z.object({ seconds: z.number().min(0).max(600) }),
   async run(_ctx, p) {

@@ -49,6 +49,7 @@ const listRecipesMethod = method({
 const runRecipe = method({
   name: 'run_recipe',
   summary: '按名字运行一个配方（vars 替换占位符），和 commands 批量的执行与返回一样',
+  effect: 'raw',
   meta: {
     task: 'existing',
     reply: { ...BATCH_REPLY, recipe: '配方名', recipeDescription: '配方说明' },
