@@ -5,6 +5,7 @@ import type { SessionRequest } from '../../engine/engine.js';
 import { TabwrightError } from '../../engine/errors.js';
 import type { Session } from '../../engine/session.js';
 import { toPageSnapshotV1 } from '../../snapshot/index.js';
+import { DOM_ATTRIBUTES } from '../kit/index.js';
 import { actionOptions, actionResult, opOptions, pageOf, sessionOf, targetOf, waitUntil } from './helpers.js';
 import {
   PageClickParams,
@@ -19,22 +20,6 @@ import {
 import { type CallContext, type MethodDef, method } from './table.js';
 
 const SUPPORTED_BROWSERS = new Set(['auto', 'chromium']);
-
-/** The DOM attributes an include_dom snapshot reports on interactive elements. */
-const DOM_ATTRIBUTES = [
-  'title',
-  'type',
-  'name',
-  'role',
-  'placeholder',
-  'data-date-format',
-  'alt',
-  'aria-label',
-  'aria-expanded',
-  'data-state',
-  'aria-checked',
-  'value',
-];
 
 /** Options that shape a new session; on reuse they are ignored (with a warning). */
 const SHAPING = [
@@ -214,7 +199,7 @@ export const CORE_PAGE_METHODS: MethodDef[] = [
       // include_dom shows these attributes unless the caller names its own (the engine reports none by default).
       const r = await page.snapshot(
         include_dom && !snapshotOptions.attributes
-          ? { ...snapshotOptions, attributes: DOM_ATTRIBUTES }
+          ? { ...snapshotOptions, attributes: [...DOM_ATTRIBUTES] }
           : snapshotOptions,
         opts,
       );

@@ -37,31 +37,21 @@ function clickByIndex(name: string, clicks: number, summary: string): HttpMethod
   });
 }
 
-const hoverByIndex = method({
-  name: 'hover_element_by_index',
-  summary: '把鼠标移到索引指向的元素上',
-  ops: [ops.hover],
-  meta: { task: 'existing', evidence: true, reply: ACTION_REPLY },
-  params: z.object({ index: indexSchema, timeoutMs: timeoutMsSchema }),
-  async run(ctx, p) {
-    const target = { element_ref: indexTarget(ctx, p.index).ref };
-    const a = await act(ctx, 'other', p.timeoutMs, (page, w, o) => ops.hover.call(page, { target, ...w }, o));
-    return actionSummary(a.receipt);
-  },
-});
-
-const focusByIndex = method({
-  name: 'focus_element_by_index',
-  summary: '让索引指向的元素获得焦点',
-  ops: [ops.focus],
-  meta: { task: 'existing', evidence: true, reply: ACTION_REPLY },
-  params: z.object({ index: indexSchema, timeoutMs: timeoutMsSchema }),
-  async run(ctx, p) {
-    const target = { element_ref: indexTarget(ctx, p.index).ref };
-    const a = await act(ctx, 'other', p.timeoutMs, (page, w, o) => ops.focus.call(page, { target, ...w }, o));
-    return actionSummary(a.receipt);
-  },
-});
+function moveToIndex(name: string, action: 'hover' | 'focus', summary: string): HttpMethod {
+  const op = action === 'hover' ? ops.hover : ops.focus;
+  return method({
+    name,
+    summary,
+    ops: [op],
+    meta: { task: 'existing', evidence: true, reply: ACTION_REPLY },
+    params: z.object({ index: indexSchema, timeoutMs: timeoutMsSchema }),
+    async run(ctx, p) {
+      const target = { element_ref: indexTarget(ctx, p.index).ref };
+      const a = await act(ctx, 'other', p.timeoutMs, (page, w, o) => op.call(page, { target, ...w }, o));
+      return actionSummary(a.receipt);
+    },
+  });
+}
 
 function checkByIndex(name: string, checked: boolean, summary: string): HttpMethod {
   const op = checked ? ops.check : ops.uncheck;
@@ -315,8 +305,8 @@ const scrollToText = method({
 export const INDEX_ACTIONS: HttpMethod[] = [
   clickByIndex('click_element_by_index', 1, '点击索引指向的元素（索引来自 get_browser_state），返回点击回执'),
   clickByIndex('double_click_element_by_index', 2, '双击索引指向的元素，返回点击回执'),
-  hoverByIndex,
-  focusByIndex,
+  moveToIndex('hover_element_by_index', 'hover', '把鼠标移到索引指向的元素上'),
+  moveToIndex('focus_element_by_index', 'focus', '让索引指向的元素获得焦点'),
   checkByIndex('check_element_by_index', true, '勾选索引指向的复选框或单选框'),
   checkByIndex('uncheck_element_by_index', false, '取消勾选索引指向的复选框'),
   inputText,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ops } from '../../../engine/api.js';
+import { type OperationInfo, ops } from '../../../engine/api.js';
 import { invalidArgument } from '../envelope.js';
 import { actionSummary } from '../render/receipts.js';
 import { act, click, receiptData } from './act.js';
@@ -83,8 +83,13 @@ function keyOf(ctx: MethodContext, p: { keys?: string; key?: string }): string {
   return k;
 }
 
-function heldButton(name: string, down: boolean, summary: string): HttpMethod {
-  const op = down ? ops.holdButton : ops.releaseButton;
+/** Held buttons and keys (no element, no receipt): `press` calls the hold / release operation. */
+function held(
+  name: string,
+  op: OperationInfo,
+  summary: string,
+  press: (ctx: MethodContext, p: z.output<typeof heldParams>) => Promise<void>,
+): HttpMethod {
   return method({
     name,
     summary,
@@ -92,22 +97,7 @@ function heldButton(name: string, down: boolean, summary: string): HttpMethod {
     meta: { task: 'existing', evidence: true, reply: HELD_REPLY },
     params: heldParams,
     async run(ctx, p) {
-      await op.call(pageOf(ctx), { button: p.button ?? 'left' }, OPTS);
-      return { button: p.button, keys: p.keys ?? p.key };
-    },
-  });
-}
-
-function heldKey(name: string, down: boolean, summary: string): HttpMethod {
-  const op = down ? ops.holdKey : ops.releaseKey;
-  return method({
-    name,
-    summary,
-    ops: [op],
-    meta: { task: 'existing', evidence: true, reply: HELD_REPLY },
-    params: heldParams,
-    async run(ctx, p) {
-      await op.call(pageOf(ctx), { key: keyOf(ctx, p) }, OPTS);
+      await press(ctx, p);
       return { button: p.button, keys: p.keys ?? p.key };
     },
   });
@@ -118,8 +108,16 @@ export const MOUSE: HttpMethod[] = [
   mouseClick,
   mouseClickBySelector,
   mouseWheel,
-  heldButton('mouse_down', true, '在当前位置按下鼠标键不放（之后一定要 mouse_up）'),
-  heldButton('mouse_up', false, '松开按住的鼠标键'),
-  heldKey('key_down', true, '按下一个键不放（keys）'),
-  heldKey('key_up', false, '松开按住的键'),
+  held('mouse_down', ops.holdButton, '在当前位置按下鼠标键不放（之后一定要 mouse_up）', (ctx, p) =>
+    ops.holdButton.call(pageOf(ctx), { button: p.button ?? 'left' }, OPTS),
+  ),
+  held('mouse_up', ops.releaseButton, '松开按住的鼠标键', (ctx, p) =>
+    ops.releaseButton.call(pageOf(ctx), { button: p.button ?? 'left' }, OPTS),
+  ),
+  held('key_down', ops.holdKey, '按下一个键不放（keys）', (ctx, p) =>
+    ops.holdKey.call(pageOf(ctx), { key: keyOf(ctx, p) }, OPTS),
+  ),
+  held('key_up', ops.releaseKey, '松开按住的键', (ctx, p) =>
+    ops.releaseKey.call(pageOf(ctx), { key: keyOf(ctx, p) }, OPTS),
+  ),
 ];

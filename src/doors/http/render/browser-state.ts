@@ -1,4 +1,5 @@
 import type { SnapshotNode } from '../../../snapshot/index.js';
+import { DOM_ATTRIBUTES } from '../../kit/index.js';
 
 /**
  * The indexed `text` of get_browser_state (reference §9.4-9.6), rendered from
@@ -7,24 +8,8 @@ import type { SnapshotNode } from '../../../snapshot/index.js';
  * redacted) and states.
  */
 
-/**
- * The DOM attributes the door's snapshots ask the engine for (snapshot option `attributes`): what
- * an element line prints from the DOM (§9.5); `value` is a button-like input's label.
- */
-export const STATE_ATTRIBUTES = [
-  'title',
-  'type',
-  'name',
-  'role',
-  'placeholder',
-  'data-date-format',
-  'alt',
-  'aria-label',
-  'aria-expanded',
-  'data-state',
-  'aria-checked',
-  'value',
-];
+/** The DOM attributes the door's snapshots ask the engine for: what an element line prints from the DOM (§9.5). */
+export const STATE_ATTRIBUTES = [...DOM_ATTRIBUTES];
 
 /** Attribute whitelist, in print order (§9.5). */
 export const ATTR_ORDER = [
