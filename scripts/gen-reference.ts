@@ -5,8 +5,10 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HTTP_TABLE } from '../src/doors/http/methods.js';
 import { parameterNames, referenceTable, spliceGenerated } from '../src/doors/kit/reference.js';
 import { ALL_TOOLS } from '../src/doors/mcp/table.js';
+import { ALL_METHODS } from '../src/doors/provider/registry.js';
 import type { OperationInfo } from '../src/engine/api.js';
 import { toJsonSchema } from '../src/engine/api.js';
 
@@ -50,7 +52,40 @@ function operationsTable(list: { file: string; op: OperationInfo }[]): string {
 
 const OPS_TABLE = operationsTable(await operationsByFile());
 
+const HTTP_ID: Record<string, string> = {
+  none: '–',
+  new: 'optional',
+  existing: 'yes',
+  'existing-unlocked': 'yes (no lock)',
+};
+
 export const SECTIONS: Section[] = [
+  {
+    doc: 'docs/http-api.md',
+    id: 'http-methods',
+    body: () =>
+      referenceTable({
+        noun: 'method',
+        methods: HTTP_TABLE.list().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+        extra: [
+          { heading: 'id', cell: (m) => HTTP_ID[m.meta.task] ?? m.meta.task },
+          { heading: 'capture', cell: (m) => (m.meta.evidence ? 'yes' : '') },
+        ],
+      }),
+  },
+  {
+    doc: 'docs/provider-protocol.md',
+    id: 'provider-methods',
+    body: () =>
+      referenceTable({
+        noun: 'method',
+        methods: ALL_METHODS,
+        extra: [
+          { heading: 'group', cell: (m) => m.meta.group },
+          { heading: 'stability', cell: (m) => m.meta.stability },
+        ],
+      }),
+  },
   {
     doc: 'docs/operations.md',
     id: 'operations',

@@ -19,6 +19,7 @@ describe('generated references', () => {
 
   test('every door table and the operations are covered', () => {
     const ids = SECTIONS.map((s) => s.id);
-    for (const id of ['operations', 'mcp-tools']) assert.ok(ids.includes(id), `section ${id}`);
+    for (const id of ['operations', 'mcp-tools', 'http-methods', 'provider-methods'])
+      assert.ok(ids.includes(id), `section ${id}`);
   });
 });

@@ -101,23 +101,10 @@ function violations(): string[] {
   return bad;
 }
 
-/**
- * Violations still being moved (issue #16's door migration). This list only ever shrinks: a new
- * violation fails the test, and so does an entry that no longer happens (delete it).
- */
-const KNOWN: readonly string[] = JSON.parse(
-  readFileSync(join(ROOT, 'test/fixtures/layout-known.json'), 'utf8'),
-);
-
-if (process.env.TABWRIGHT_LAYOUT_PRINT) process.stdout.write(`${JSON.stringify(violations(), null, 2)}\n`);
-
 describe('layout', () => {
   test('the layering rules hold (docs/ARCHITECTURE.md)', () => {
     const found = violations();
-    const fresh = found.filter((v) => !KNOWN.includes(v));
-    const gone = KNOWN.filter((v) => !found.includes(v));
-    assert.deepEqual(fresh, [], `new layering violations:\n${fresh.join('\n')}`);
-    assert.deepEqual(gone, [], `fixed violations still listed in KNOWN (remove them):\n${gone.join('\n')}`);
+    assert.deepEqual(found, [], `layering violations:\n${found.join('\n')}`);
   });
 
   test('the checker sees imports of every form', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startHttpServer } from '../src/doors/http/server.js';
+import { startServer } from '../src/cli/serve.js';
 import type { Engine } from '../src/index.js';
 import { newEngine, tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
@@ -21,7 +21,7 @@ after(async () => {
 });
 
 test('DELETE /mcp and server close end the MCP session and its browser sessions', async () => {
-  const server = await startHttpServer(engine, { port: 0 });
+  const server = await startServer(engine, { port: 0 });
   try {
     const a = await httpClient(`${server.url}/mcp`);
     const b = await httpClient(`${server.url}/mcp`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { startHttpServer } from '../src/doors/http/server.js';
+import { startServer } from '../src/cli/serve.js';
 import type { Engine } from '../src/index.js';
 import { newEngine, tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
@@ -54,7 +54,7 @@ describe('tabwright mcp --allow-origin is a ceiling', () => {
 
   test('/mcp on tabwright serve --allow-origin: the same ceiling, the same empty-list rule', async () => {
     const engine: Engine = newEngine(home.dir);
-    const server = await startHttpServer(engine, { port: 0, allowedOrigins: [fixtures.url] });
+    const server = await startServer(engine, { port: 0, allowedOrigins: [fixtures.url] });
     try {
       const mcp = await httpClient(`${server.url}/mcp`);
       assert.match(await mcp.fail('navigate', { url: elsewhere() }), /^Error permission_denied/);

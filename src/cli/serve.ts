@@ -1,6 +1,10 @@
 import { filesOptionsFromEnv } from '../doors/http/files-config.js';
-import { startHttpServer } from '../doors/http/server.js';
+import { type HttpServer, type HttpServerOptions, startHttpServer } from '../doors/http/server.js';
+import type { MountedRoutes } from '../doors/kit/index.js';
+import { MCP_PATH, mcpRefusal, mountMcpHttp } from '../doors/mcp/http.js';
+import type { Engine } from '../engine/engine.js';
 import { log } from '../engine/log.js';
+import { OriginPolicy } from '../engine/policy.js';
 import { createEngine, SHUTDOWN_GRACE_MS } from './compose.js';
 
 export interface ServeOptions {
@@ -16,17 +20,43 @@ export interface ServeOptions {
 }
 
 /**
- * `tabwright serve`: the main job. One engine behind the HTTP command door,
+ * MCP over streamable HTTP at /mcp on the HTTP door's server (src/doors/mcp/http.ts): its sessions
+ * get the server's origin ceiling (`--allow-origin`) like the HTTP door's tasks.
+ */
+export function mcpOverHttp(engine: Engine, allowedOrigins: string[] | undefined): MountedRoutes {
+  return {
+    path: MCP_PATH,
+    refusal: mcpRefusal,
+    register(app) {
+      // Parsed here, after the HTTP door checked the same list (a bad one stops the server there).
+      const policy = allowedOrigins?.length
+        ? OriginPolicy.parse({ allowed_origins: allowedOrigins }).toJSON()
+        : undefined;
+      mountMcpHttp(app, engine, { policy });
+    },
+  };
+}
+
+/** The server `tabwright serve` runs: the HTTP command door with MCP mounted at /mcp. */
+export function startServer(engine: Engine, opts: HttpServerOptions = {}): Promise<HttpServer> {
+  return startHttpServer(engine, {
+    ...opts,
+    mounts: [...(opts.mounts ?? []), mcpOverHttp(engine, opts.allowedOrigins)],
+  });
+}
+
+/**
+ * `tabwright serve`: the main job. One engine behind the HTTP command door (and MCP at /mcp),
  * on loopback by default. Closes every browser it launched on SIGINT/SIGTERM.
  */
 export async function runServe(opts: ServeOptions): Promise<void> {
   const token = opts.token ?? (process.env.TABWRIGHT_TOKEN || undefined);
   const engine = createEngine({ headless: !opts.headed, allowFileUrls: opts.allowFileUrls === true });
-  let server: Awaited<ReturnType<typeof startHttpServer>>;
+  let server: HttpServer;
   try {
     // TABWRIGHT_UPLOAD_* / TABWRIGHT_OCR_* (files-config.ts); a bad value stops the server with the reason.
     const files = filesOptionsFromEnv();
-    server = await startHttpServer(engine, {
+    server = await startServer(engine, {
       files,
       host: opts.host,
       port: opts.port,

@@ -18,7 +18,7 @@ export {
   toTabwrightError,
 } from './errors.js';
 export { profileDir, tabwrightHome } from './home.js';
-export { DEFAULT_HUMAN_TIMEOUT_S, MAX_LONG_POLL_MS } from './human-input.js';
+export { DEFAULT_HUMAN_TIMEOUT_S, MAX_LONG_POLL_MS, questionAnswers } from './human-input.js';
 // Facts doors print or check against.
 export { NAMED_KEYS } from './keys.js';
 export { type Logger, log } from './log.js';

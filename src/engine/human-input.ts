@@ -138,6 +138,11 @@ export interface QuestionAnswer {
 
 export type HumanInputEvent = { type: 'created' | 'updated' | 'expired'; record: HumanInputRecord };
 
+/** The answers of a question record, one per question: the options chosen, or a custom answer. */
+export function questionAnswers(rec: HumanInputRecord): QuestionAnswer[] {
+  return HumanInputStore.questionAnswers(rec);
+}
+
 export class HumanInputStore {
   private seq = 0;
   private readonly records = new Map<string, HumanInputRecord>();

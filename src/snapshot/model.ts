@@ -39,7 +39,7 @@ export interface SnapshotNode {
   clickable?: boolean;
   /** HTML tag ('#text' for text runs). */
   tag: string;
-  /** Attributes the indexed rendering prints (whitelisted, redacted). */
+  /** The DOM attributes the snapshot was asked for (SnapshotOptions.attributes), on interactive nodes. */
   attrs?: Record<string, string>;
   /** Frame id for nodes inside an iframe (absent in the main frame). */
   frame?: string;

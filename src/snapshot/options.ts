@@ -17,6 +17,11 @@ export const SnapshotOptions = z
     include_urls: z.boolean().optional().describe('Show link URLs.'),
     include_boxes: z.boolean().optional().describe('Show bounding boxes.'),
     include_frames: z.boolean().optional().describe('Descend into iframes (default true).'),
+    attributes: z
+      .array(z.string().regex(/^[a-z][a-z0-9_:.-]*$/i))
+      .max(32)
+      .optional()
+      .describe('DOM attributes to report on interactive elements (model attrs); none by default.'),
     max_chars: z.number().int().min(100).optional().describe('Text budget (default 50000).'),
     max_nodes: z.number().int().min(1).optional().describe('Most nodes in the node list.'),
     strict: z.boolean().optional().describe('Fail instead of cutting.'),

@@ -128,6 +128,7 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
   const allFrames = page.backend.frames();
   const main = allFrames[0]!;
   const walkOpts: WalkOptions = { boxes: !!o.include_boxes, urls: !!o.include_urls };
+  if (o.attributes?.length) walkOpts.attrs = o.attributes;
   if (o.viewport) walkOpts.margin = o.viewport_margin ?? SNAPSHOT_DEFAULTS.viewport_margin;
 
   // Which frames to walk, and the root frame.

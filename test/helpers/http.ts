@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after } from 'node:test';
-import { type HttpServer, type HttpServerOptions, startHttpServer } from '../../src/doors/http/server.js';
+import { startServer } from '../../src/cli/serve.js';
+import type { HttpServer, HttpServerOptions } from '../../src/doors/http/server.js';
 import type { Engine } from '../../src/index.js';
 import { newEngine, tempHome } from './engine.js';
 import { type FixtureServer, startFixtureServer } from './fixture-server.js';
@@ -37,7 +38,7 @@ export interface DoorHarness {
 export async function doorHarness(opts: HttpServerOptions = {}): Promise<DoorHarness> {
   const h = tempHome();
   const engine = newEngine(h.dir);
-  const server = await startHttpServer(engine, { port: 0, ...opts });
+  const server = await startServer(engine, { port: 0, ...opts });
   const fixtures = await startFixtureServer();
   const post: DoorHarness['post'] = async (body, o = {}) => {
     const res = await fetch(`${server.url}/playwright/command`, {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CommandFailure, type Data, invalidArgument } from './envelope.js';
 import { mapEngineError } from './error-map.js';
-import { def, type MethodContext, type MethodDef } from './methods/common.js';
+import { type HttpMethod, type MethodContext, method, type ReplyFields } from './methods/common.js';
 import { runScript } from './methods/extract.js';
 import { startAsyncBatch } from './methods/jobs.js';
 
@@ -124,22 +124,46 @@ async function runExpect(ctx: MethodContext, e: Expect): Promise<Data> {
   }
 }
 
-export const commands: MethodDef = def({
+const batchParams = z.object({
+  commands: z.array(z.unknown()),
+  stopOnError: z.boolean().optional(),
+  stopOnExpectFailure: z.boolean().optional(),
+  maxDurationMs: z.number().int().min(1).optional(),
+  async: z.boolean().optional(),
+});
+
+/** The batch's reply (§13.4); a failed batch carries the same fields in its failure's data. */
+export const BATCH_REPLY: ReplyFields = {
+  count: '执行了几条',
+  total: '一共几条',
+  succeeded: '成功的条数',
+  failed: '失败的条数',
+  expectFailed: 'expect 没通过的条数',
+  stopped: '是否提前停止',
+  stopReason: '提前停止的原因',
+  results: '每一条：index, command, ok, data, msg, error, expectResult',
+  note: '说明',
+  jobId: 'async:true 时：后台任务 id（用 get_job 查询）',
+};
+
+/** `commands` without the async path: parse the steps and run them (also run_recipe's runner). */
+export function runBatch(ctx: MethodContext, p: z.output<typeof batchParams>): Promise<Data> {
+  const steps = parseSteps(p.commands);
+  // Async: a background job (jobs.ts) whose steps take the task lock one by one.
+  if (p.async)
+    return Promise.resolve(startAsyncBatch(ctx, steps.length, (jobCtx) => runSteps(jobCtx, steps, p)));
+  return runSteps(ctx, steps, p);
+}
+
+export const commands: HttpMethod = method({
   name: 'commands',
-  task: 'existing',
-  schema: z.object({
-    commands: z.array(z.unknown()),
-    stopOnError: z.boolean().optional(),
-    stopOnExpectFailure: z.boolean().optional(),
-    maxDurationMs: z.number().int().min(1).optional(),
-    async: z.boolean().optional(),
-  }),
-  async run(ctx, p) {
-    const steps = parseSteps(p.commands);
-    // Async: a background job (jobs.ts) whose steps take the task lock one by one.
-    if (p.async) return startAsyncBatch(ctx, steps.length, (jobCtx) => runSteps(jobCtx, steps, p));
-    return runSteps(ctx, steps, p);
-  },
+  summary:
+    '批量：按顺序执行多条命令（每条 {方法名: 参数}，可带 expect 检查），默认遇错即停；async:true 转为后台任务',
+  // Its steps may be any method.
+  effect: 'raw',
+  meta: { task: 'existing', reply: BATCH_REPLY },
+  params: batchParams,
+  run: (ctx, p) => runBatch(ctx, p),
 });
 
 interface BatchOptions {

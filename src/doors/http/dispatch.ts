@@ -1,7 +1,8 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import { log } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
-import { log } from '../../engine/log.js';
 import type { OriginPolicyInput } from '../../engine/policy.js';
+import { type DispatchHooks, dispatch as dispatchIn, InvalidParams } from '../kit/index.js';
 import { compactData, compactFailure } from './compact.js';
 import {
   CommandFailure,
@@ -13,9 +14,16 @@ import {
   success,
 } from './envelope.js';
 import { mapEngineError } from './error-map.js';
-import { autoCapture, PAGE_CHANGING } from './evidence.js';
+import { autoCapture } from './evidence.js';
 import type { FilesConfig } from './files-config.js';
-import { METHODS, type MethodContext, type MethodDef } from './methods.js';
+import {
+  type Call,
+  type HttpMeta,
+  type HttpMethod,
+  type HttpTable,
+  type MethodContext,
+  pageOrNone,
+} from './methods/common.js';
 import type { Snowflake } from './snowflake.js';
 import { suggestMethods } from './suggest.js';
 import { normalizeTaskId, type TaskTable } from './tasks.js';
@@ -25,6 +33,8 @@ export const SERIALIZE_WAIT_MS = 5_000;
 
 export interface DoorState extends EnvelopeOptions {
   engine: Engine;
+  /** The door's method table (methods.ts). */
+  table: HttpTable;
   tasks: TaskTable;
   snowflake: Snowflake;
   dataDir: string;
@@ -40,35 +50,28 @@ export interface DoorState extends EnvelopeOptions {
 
 /** Runs one `POST /playwright/command` body (raw text) and returns the reply to send. */
 export async function dispatch(rawBody: string | undefined, state: DoorState): Promise<Reply> {
-  let method = '(unknown)';
+  let name = '(unknown)';
   let unknownParams: string[] | undefined;
   let env: Envelope | undefined;
   const began = Date.now();
+  const lookup = (n: string) => state.table.get(n);
   try {
     env = parseBody(rawBody);
-    method = requireMethod(env.method);
-    const def = METHODS.get(method);
-    if (!def) {
-      const suggestions = suggestMethods(method, [...METHODS.keys()]);
-      const hint = suggestions.length > 0 ? `，你是不是想用 ${suggestions.join(' / ')}？` : '';
-      throw invalidArgument(`不支持的方法：${method}${hint}`, { suggestions });
-    }
-    const raw = batchShortcut(method, paramsObject(method, env.params));
-    unknownParams = unknownKeys(def.schema, raw);
-    const params = validate(def, raw);
-    const reply = await runMethod(def, env.id, params, state);
+    name = requireMethod(env.method);
+    const m = methodOf(name, state.table);
+    const raw = batchShortcut(name, paramsObject(name, env.params));
+    unknownParams = unknownKeys(m, raw);
+    const reply = await run(state.table, name, commandCall(env.id, state), raw);
     const data =
-      env.responseMode === 'compact'
-        ? compactData(def, reply, env.diagnostics === true, (m) => METHODS.get(m))
-        : reply;
-    log.debug({ method, ms: Date.now() - began, ok: true }, 'http command');
+      env.responseMode === 'compact' ? compactData(m, reply, env.diagnostics === true, lookup) : reply;
+    log.debug({ method: name, ms: Date.now() - began, ok: true }, 'http command');
     return success(withUnknown(data, unknownParams), state);
   } catch (err) {
-    const f = err instanceof CommandFailure ? err : mapEngineError(method, err);
-    log.debug({ method, ms: Date.now() - began, ok: false, msg: f.message }, 'http command');
+    const f = err instanceof CommandFailure ? err : mapEngineError(name, err);
+    log.debug({ method: name, ms: Date.now() - began, ok: false, msg: f.message }, 'http command');
     const fdata =
       env?.responseMode === 'compact'
-        ? compactFailure(METHODS.get(method), f.data, env.diagnostics === true, (m) => METHODS.get(m))
+        ? compactFailure(lookup(name), f.data, env.diagnostics === true, lookup)
         : f.data;
     return failure(new CommandFailure(f.message, withUnknown(fdata, unknownParams)), state);
   }
@@ -104,6 +107,19 @@ function requireMethod(m: unknown): string {
   return m.trim();
 }
 
+/** An unknown method, with the closest names (§5.3). */
+function unsupported(name: string, table: HttpTable): CommandFailure {
+  const suggestions = suggestMethods(name, table.names());
+  const hint = suggestions.length > 0 ? `，你是不是想用 ${suggestions.join(' / ')}？` : '';
+  return invalidArgument(`不支持的方法：${name}${hint}`, { suggestions });
+}
+
+function methodOf(name: string, table: HttpTable): HttpMethod {
+  const m = table.get(name);
+  if (!m) throw unsupported(name, table);
+  return m;
+}
+
 function paramsObject(method: string, p: unknown): Data {
   if (p === undefined || p === null) return {};
   if (typeof p !== 'object' || Array.isArray(p)) {
@@ -113,23 +129,35 @@ function paramsObject(method: string, p: unknown): Data {
   return Object.fromEntries(Object.entries(p as Data).filter(([, v]) => v !== null));
 }
 
-function unknownKeys(schema: z.ZodObject, params: Data): string[] | undefined {
-  const known = new Set(Object.keys(schema.shape));
+function unknownKeys(m: HttpMethod, params: Data): string[] | undefined {
+  const known = new Set(m.params instanceof z.ZodObject ? Object.keys(m.params.shape) : []);
   const extra = Object.keys(params).filter((k) => !known.has(k));
   return extra.length > 0 ? extra : undefined;
 }
 
-function validate(def: MethodDef, params: Data): Data {
-  // An empty string for a required text parameter counts as missing.
-  const res = def.schema.safeParse(params);
-  if (res.success) return res.data as Data;
-  const issue = res.error.issues[0]!;
-  const field = String(issue.path[0] ?? '');
-  const value = params[field];
+/**
+ * Bad parameters in this door's words: a missing (or empty) one is `<method> 失败：缺少参数 <name>`,
+ * any other `<method> 失败：参数 <name> 无效：<why>` (HTTP 400, data.invalidArgument).
+ */
+function invalidParams(e: InvalidParams): CommandFailure {
+  const field = e.field;
+  const value = e.raw && typeof e.raw === 'object' ? (e.raw as Data)[field] : undefined;
   if (value === undefined || value === '') {
-    throw invalidArgument(`${def.name} 失败：缺少参数 ${field}`, { field });
+    return invalidArgument(`${e.method} 失败：缺少参数 ${field}`, { field });
   }
-  throw invalidArgument(`${def.name} 失败：参数 ${field} 无效：${issue.message}`, { field });
+  return invalidArgument(`${e.method} 失败：参数 ${field} 无效：${e.issues[0]?.message ?? 'invalid'}`, {
+    field,
+  });
+}
+
+/** The kit's one lookup-validate-run path, with this door's unknown-method and bad-parameter replies. */
+async function run(table: HttpTable, name: string, call: Call, raw: Data): Promise<Data> {
+  const hooks: DispatchHooks<Call, HttpMeta, Data> = {
+    unknownMethod: (n) => unsupported(n, table),
+    failure: (err) =>
+      err instanceof InvalidParams ? invalidParams(err) : err instanceof Error ? err : new Error(String(err)),
+  };
+  return (await dispatchIn(table, name, call, raw, hooks)).result;
 }
 
 function taskIdOf(method: string, raw: unknown): string {
@@ -159,76 +187,79 @@ function batchShortcut(method: string, raw: Data): Data {
 
 /** One batch step through the same checks and evidence path as a single command (§13.3). */
 async function runStep(
-  method: string,
+  name: string,
   rawParams: unknown,
   parent: MethodContext,
   state: DoorState,
 ): Promise<Data> {
-  const def = METHODS.get(method);
-  if (!def) {
-    const suggestions = suggestMethods(method, [...METHODS.keys()]);
-    const hint = suggestions.length > 0 ? `，你是不是想用 ${suggestions.join(' / ')}？` : '';
-    throw invalidArgument(`不支持的方法：${method}${hint}`, { suggestions });
-  }
-  if (def.name === 'commands') throw invalidArgument('commands 不能嵌套：批量里的每一项必须是单条命令');
-  if (def.task === 'new') throw invalidArgument(`${method} 不能放在批量里执行：请单独调用`);
-  const raw = paramsObject(method, rawParams);
-  const unknownParams = unknownKeys(def.schema, raw);
-  const params = validate(def, raw);
-  const ctx: MethodContext = { ...parent, method: def.name, runStep: undefined };
-  const data =
-    def.task === 'none' || def.task === 'existing-unlocked'
-      ? await def.run(ctx, params)
-      : await runWithEvidence(def, ctx, params, state);
-  return withUnknown(data, unknownParams);
+  const m = methodOf(name, state.table);
+  if (m.name === 'commands') throw invalidArgument('commands 不能嵌套：批量里的每一项必须是单条命令');
+  if (m.meta.task === 'new') throw invalidArgument(`${name} 不能放在批量里执行：请单独调用`);
+  const raw = paramsObject(name, rawParams);
+  const unknownParams = unknownKeys(m, raw);
+  // A step runs in its batch's task, under the batch's lock.
+  const step: Call = {
+    within: (method, meta, runIt) => {
+      const ctx: MethodContext = { ...parent, method, runStep: undefined };
+      return meta.task === 'none' || meta.task === 'existing-unlocked'
+        ? runIt(ctx)
+        : withEvidence(meta, ctx, runIt);
+    },
+  };
+  return withUnknown(await run(state.table, name, step, raw), unknownParams);
 }
 
-async function runMethod(def: MethodDef, rawId: unknown, params: Data, state: DoorState): Promise<Data> {
-  const base: MethodContext = {
-    startedAt: state.startedAt,
-    method: def.name,
-    engine: state.engine,
-    tasks: state.tasks,
-    snowflake: state.snowflake,
-    dataDir: state.dataDir,
-    engineHeadless: state.engineHeadless,
-    files: state.files,
-    originCeiling: state.originCeiling,
+/** A command from the envelope: its task mode decides the id rules, the task and its lock (§6.1). */
+function commandCall(rawId: unknown, state: DoorState): Call {
+  return {
+    async within(method, meta, runIt) {
+      const base: MethodContext = {
+        startedAt: state.startedAt,
+        method,
+        engine: state.engine,
+        table: state.table,
+        tasks: state.tasks,
+        snowflake: state.snowflake,
+        dataDir: state.dataDir,
+        engineHeadless: state.engineHeadless,
+        files: state.files,
+        originCeiling: state.originCeiling,
+      };
+      const idGiven = rawId !== undefined && rawId !== null && rawId !== '';
+      if (meta.task === 'none') return runIt(base);
+      if (meta.task === 'new') return runIt({ ...base, id: idGiven ? taskIdOf(method, rawId) : undefined });
+
+      if (!idGiven) throw invalidArgument(`${method} 失败：缺少参数 id`, { field: 'id' });
+      const id = taskIdOf(method, rawId);
+      const task = state.tasks.get(id);
+      if (!task) throw unknownTask(id, state);
+      if (meta.task === 'existing-unlocked') return runIt({ ...base, id, task });
+      const ctx: MethodContext = { ...base, id, task };
+      ctx.runStep = (stepMethod, rawParams) => runStep(stepMethod, rawParams, ctx, state);
+
+      const waitStarted = Date.now();
+      if (!(await task.lock.acquire(state.serializeWaitMs))) {
+        throw new CommandFailure(
+          `${method} 失败：[ACTION_TIMEOUT] 这个 id 的上一条命令还在执行，已等待 ${state.serializeWaitMs} ms：本条命令没有执行，稍后重发即可（同一个 id 的命令请一条一条发）`,
+          {
+            errorCode: 'ACTION_TIMEOUT',
+            serialized: true,
+            started: false,
+            retryable: true,
+            retryAfterMs: 1000,
+            waitedMs: Date.now() - waitStarted,
+          },
+        );
+      }
+      try {
+        // The task may have been closed (or its start failed) while we waited.
+        if (state.tasks.get(id) !== task || !task.session) throw unknownTask(id, state);
+        return await withEvidence(meta, ctx, runIt);
+      } finally {
+        task.lock.release();
+      }
+    },
   };
-  const idGiven = rawId !== undefined && rawId !== null && rawId !== '';
-  if (def.task === 'none') return def.run(base, params);
-  if (def.task === 'new')
-    return def.run({ ...base, id: idGiven ? taskIdOf(def.name, rawId) : undefined }, params);
-
-  if (!idGiven) throw invalidArgument(`${def.name} 失败：缺少参数 id`, { field: 'id' });
-  const id = taskIdOf(def.name, rawId);
-  const task = state.tasks.get(id);
-  if (!task) throw unknownTask(id, state);
-  if (def.task === 'existing-unlocked') return def.run({ ...base, id, task }, params);
-  const ctx: MethodContext = { ...base, id, task };
-  ctx.runStep = (stepMethod, rawParams) => runStep(stepMethod, rawParams, ctx, state);
-
-  const waitStarted = Date.now();
-  if (!(await task.lock.acquire(state.serializeWaitMs))) {
-    throw new CommandFailure(
-      `${def.name} 失败：[ACTION_TIMEOUT] 这个 id 的上一条命令还在执行，已等待 ${state.serializeWaitMs} ms：本条命令没有执行，稍后重发即可（同一个 id 的命令请一条一条发）`,
-      {
-        errorCode: 'ACTION_TIMEOUT',
-        serialized: true,
-        started: false,
-        retryable: true,
-        retryAfterMs: 1000,
-        waitedMs: Date.now() - waitStarted,
-      },
-    );
-  }
-  try {
-    // The task may have been closed (or its start failed) while we waited.
-    if (state.tasks.get(id) !== task || !task.session) throw unknownTask(id, state);
-    return await runWithEvidence(def, ctx, params, state);
-  } finally {
-    task.lock.release();
-  }
 }
 
 function unknownTask(id: string, state: DoorState): CommandFailure {
@@ -250,23 +281,16 @@ function withUnknown(data: Data, unknownParams: string[] | undefined): Data {
 }
 
 /**
- * Runs a task method and, when it is page-changing and succeeded, takes the
- * one automatic screenshot (§7.1). Single commands and batch steps both come
- * through here, so both get exactly one capture per successful step.
+ * Runs a task method and, when its row is page-changing and it succeeded, takes the one automatic
+ * screenshot (§7.1). Single commands and batch steps both come through here, so both get exactly
+ * one capture per successful step.
  */
-export async function runWithEvidence(
-  def: MethodDef,
+async function withEvidence(
+  meta: HttpMeta,
   ctx: MethodContext,
-  params: Data,
-  state: DoorState,
+  runIt: (ctx: MethodContext) => Promise<Data>,
 ): Promise<Data> {
-  const data = await def.run(ctx, params);
-  if (!PAGE_CHANGING.has(def.name) || !ctx.task?.session) return data;
-  let page: ReturnType<NonNullable<typeof ctx.task.session>['page']> | undefined;
-  try {
-    page = ctx.task.session.page();
-  } catch {
-    page = undefined;
-  }
-  return { ...data, ...(await autoCapture(state.dataDir, ctx.task, page)) };
+  const data = await runIt(ctx);
+  if (!meta.evidence || !ctx.task?.session) return data;
+  return { ...data, ...(await autoCapture(ctx.dataDir, ctx.task, pageOrNone(ctx))) };
 }

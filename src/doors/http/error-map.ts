@@ -1,4 +1,4 @@
-import { type ErrorCode, TabwrightError } from '../../engine/errors.js';
+import { type ErrorCode, TabwrightError } from '../../engine/api.js';
 import { CommandFailure, type Data } from './envelope.js';
 
 /** The wire error codes of the reference (§12.1). */

@@ -1,29 +1,16 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ops } from '../../engine/api.js';
 import type { Page } from '../../engine/page.js';
 import { type Data, invalidArgument } from './envelope.js';
 import type { Task } from './tasks.js';
 
 /**
  * Evidence files (reference §7): the automatic screenshot after a successful
- * page-changing command, and the `.png`/`.txt` pair of get_browser_state,
- * numbered by a per-task `seq` and served under GET /data/<id>/.
+ * page-changing command (the rows with `meta.evidence`, methods.ts), and the
+ * `.png`/`.txt` pair of get_browser_state, numbered by a per-task `seq` and
+ * served under GET /data/<id>/.
  */
-
-/** The reference's PAGE_CHANGING set (§7.1, 56 names). */
-export const PAGE_CHANGING: ReadonlySet<string> = new Set(
-  `bring_to_front check_element_by_index clear_text click_element_by_index click_element_by_role
-click_element_by_selector click_element_by_text close_modal close_other_tabs close_tab
-double_click_element_by_index drag_element_by_index execute_js focus_element_by_index go_back go_forward
-go_to_url hover_and_click hover_element_by_index input_text input_text_by_label input_text_by_selector
-key_down key_up mouse_click mouse_click_by_selector mouse_down mouse_move mouse_up mouse_wheel navigate
-new_tab press_key reload scroll scroll_to_text select_dropdown_option send_keys set_cookie set_credentials
-set_local_storage set_media set_viewport switch_tab switch_tab_by_url type_text uncheck_element_by_index
-upload_file wait wait_for_element wait_for_function wait_for_idle wait_for_load wait_for_stable
-wait_for_text wait_for_url`
-    .split(/\s+/)
-    .filter(Boolean),
-);
 
 /** Capture budget (reference §7.4 browser.capture.timeoutMs). */
 const CAPTURE_TIMEOUT_MS = 8_000;
@@ -105,10 +92,10 @@ export async function captureSeq(
   const file = join(taskDir(dataDir, task.id), `${seq}.png`);
   try {
     if (!page) throw new Error('没有可截图的标签页');
-    await page
-      .wait({ navigation_complete: 'domcontentloaded' }, {}, { timeoutMs: DCL_WAIT_MS })
+    await ops.wait
+      .call(page, { conditions: { navigation_complete: 'domcontentloaded' } }, { timeoutMs: DCL_WAIT_MS })
       .catch(() => undefined);
-    const shot = await page.screenshot({}, { timeoutMs: CAPTURE_TIMEOUT_MS });
+    const shot = await ops.screenshot.call(page, {}, { timeoutMs: CAPTURE_TIMEOUT_MS });
     await writeEvidence(file, shot.data);
     return { seq, screenshot: dataUrl(dataDir, file), screenshot_path: file };
   } catch (err) {

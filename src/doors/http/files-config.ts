@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { DEFAULT_OCR_TIMEOUT_MS, type OcrConfig } from '../../engine/ocr.js';
+import { DEFAULT_OCR_TIMEOUT_MS, type OcrConfig } from '../../engine/api.js';
 import { DEFAULT_UPLOAD_MAX_BYTES, type UploadConfig } from './upload-staging.js';
 
 /** Settings of the file methods (staging, upload_file, download_image, ocr_image). */

@@ -1,4 +1,4 @@
-import { log } from '../../engine/log.js';
+import { log } from '../../engine/api.js';
 import { CommandFailure, type Data } from './envelope.js';
 import { mapEngineError } from './error-map.js';
 import type { MethodContext } from './methods/common.js';

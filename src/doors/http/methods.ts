@@ -1,5 +1,6 @@
+import { MethodTable } from '../kit/index.js';
 import { commands } from './batch.js';
-import type { MethodDef } from './methods/common.js';
+import type { HttpMethod, HttpTable } from './methods/common.js';
 import { DIALOGS } from './methods/dialogs.js';
 import { EXTRACT } from './methods/extract.js';
 import { FILES } from './methods/files.js';
@@ -8,7 +9,7 @@ import { INDEX_ACTIONS } from './methods/index-actions.js';
 import { JOBS } from './methods/jobs.js';
 import { LIFECYCLE } from './methods/lifecycle.js';
 import { LOCATE } from './methods/locate.js';
-import { META, registry } from './methods/meta.js';
+import { META } from './methods/meta.js';
 import { MODALS } from './methods/modals.js';
 import { MOUSE } from './methods/mouse.js';
 import { NAVIGATION } from './methods/navigation.js';
@@ -22,35 +23,45 @@ import { STORAGE } from './methods/storage.js';
 import { TABS } from './methods/tabs.js';
 import { WAITS } from './methods/waits.js';
 
-export type { MethodContext, MethodDef, TaskMode } from './methods/common.js';
+export type { Call, HttpMeta, HttpMethod, HttpTable, MethodContext, TaskMode } from './methods/common.js';
 
-/** Every implemented method, by wire name (one zod schema and one thin handler each, in methods/<family>.ts). */
-export const METHODS: ReadonlyMap<string, MethodDef> = new Map(
-  [
-    ...LIFECYCLE,
-    ...NAVIGATION,
-    ...STATE,
-    ...INDEX_ACTIONS,
-    ...SCREENSHOTS,
-    ...TABS,
-    ...DIALOGS,
-    ...MODALS,
-    ...NETWORK,
-    ...HUMAN,
-    ...JOBS,
-    ...RECIPES,
-    ...LOCATE,
-    ...READS,
-    ...WAITS,
-    ...MOUSE,
-    ...STORAGE,
-    ...EXTRACT,
-    ...FILES,
-    ...META,
-    ...SETTINGS,
-    commands,
-  ].map((m) => [m.name, m]),
-);
+/**
+ * The HTTP door's table: every wire method, one kit row each (methods/<family>.ts), over engine
+ * operations. list_methods, describe_method, the evidence set and docs/http-api.md's method
+ * reference are generated from it; `commands` is the batch entry, outside list_methods (§8).
+ */
+export const HTTP_METHODS: readonly HttpMethod[] = [
+  ...LIFECYCLE,
+  ...NAVIGATION,
+  ...STATE,
+  ...INDEX_ACTIONS,
+  ...SCREENSHOTS,
+  ...TABS,
+  ...DIALOGS,
+  ...MODALS,
+  ...NETWORK,
+  ...HUMAN,
+  ...JOBS,
+  ...RECIPES,
+  ...LOCATE,
+  ...READS,
+  ...WAITS,
+  ...MOUSE,
+  ...STORAGE,
+  ...EXTRACT,
+  ...FILES,
+  ...META,
+  ...SETTINGS,
+  commands,
+];
 
-// list_methods lists the command table; `commands` is the batch entry, outside the table (§8).
-registry.names = () => [...METHODS.keys()].filter((n) => n !== 'commands');
+export const HTTP_TABLE: HttpTable = new MethodTable(HTTP_METHODS);
+
+/** The page-changing methods (reference §7.1): a successful run gets the automatic screenshot. */
+export function pageChanging(table: HttpTable = HTTP_TABLE): string[] {
+  return table
+    .list()
+    .filter((m) => m.meta.evidence === true)
+    .map((m) => m.name)
+    .sort();
+}

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
+import type { Refusal } from '../kit/index.js';
 
 /**
  * Who may talk to the door (secure by default):
@@ -51,16 +52,8 @@ export function hostOnly(header: string): string {
   return colon > 0 && h.indexOf(':') === colon ? h.slice(0, colon) : h;
 }
 
-/** Why a request was refused; each door renders it in its own language (HTTP envelope, JSON-RPC). */
-export type RefusalReason = 'host' | 'origin' | 'fetch_site' | 'token' | 'content_type';
-
-export interface Refusal {
-  status: 401 | 403 | 415;
-  reason: RefusalReason;
-  /** The header value that was refused (Host, Origin, Sec-Fetch-Site, Content-Type), when there is one. */
-  got?: string;
-  /** This server's own origin as the request's Host header names it (http://127.0.0.1:10049). */
-  origin?: string;
+/** A refused request: why (the kit's Refusal, shared with doors mounted on this server) and this door's message. */
+export interface HttpRefusal extends Refusal {
   /** The message in the HTTP API's language (Chinese, like its upstream), saying what to do. */
   msg: string;
 }
@@ -76,7 +69,7 @@ export interface GuardRequest {
 
 export interface Guard {
   /** undefined = allowed; otherwise why and how it is refused. */
-  check(req: GuardRequest): Refusal | undefined;
+  check(req: GuardRequest): HttpRefusal | undefined;
 }
 
 /** Sec-Fetch-Site values a browser sends for the server's own pages and for what the user typed. */

@@ -2,14 +2,14 @@ import { createReadStream } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
-import { OriginPolicy } from '../../engine/api.js';
+import { log, OriginPolicy, ops } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
-import { log } from '../../engine/log.js';
-import { MCP_PATH, mcpRefusal, mountMcpHttp } from '../mcp/http.js';
+import type { MountedRoutes } from '../kit/index.js';
 import { registerDashboard } from './dashboard/index.js';
 import { type DoorState, dispatch, SERIALIZE_WAIT_MS } from './dispatch.js';
 import { CommandFailure, failure, invalidArgument, type Reply } from './envelope.js';
 import { type FilesOptions, resolveFilesConfig } from './files-config.js';
+import { HTTP_TABLE } from './methods.js';
 import { BODY_LIMIT, checkBindPolicy, requestGuard } from './security.js';
 import { Snowflake } from './snowflake.js';
 import { resolveDataFile } from './static-files.js';
@@ -43,9 +43,15 @@ export interface HttpServerOptions {
   files?: FilesOptions;
   /**
    * Server-wide origin allowlist (`--allow-origin`): tasks started without `allowedOrigins` get it,
-   * tasks that pass one may only narrow it, and so do the sessions of `/mcp` clients.
+   * tasks that pass one may only narrow it (so do the sessions of doors mounted here, e.g. `/mcp`).
    */
   allowedOrigins?: string[];
+  /**
+   * Other doors' routes on this server (the composition root's choice: `tabwright serve` mounts
+   * MCP at /mcp). They come after the request guard, so they get the same access rules; a refusal
+   * on their path is rendered by them.
+   */
+  mounts?: MountedRoutes[];
 }
 
 export interface HttpServer {
@@ -73,6 +79,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     : undefined;
   const state: DoorState = {
     engine,
+    table: HTTP_TABLE,
     tasks: new TaskTable(),
     snowflake: new Snowflake(),
     dataDir: opts.dataDir ?? join(engine.home, 'data'),
@@ -92,7 +99,9 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
   // Host / Origin / Sec-Fetch-Site / token / content-type checks before anything else, on every route
-  // (see security.ts); no CORS headers are ever sent. /mcp refuses in JSON-RPC, the rest in envelopes.
+  // (see security.ts); no CORS headers are ever sent. A mounted door's path (/mcp) refuses in its
+  // own format, the rest in envelopes.
+  const mounts = opts.mounts ?? [];
   app.addHook('onRequest', async (req, res) => {
     const path = (req.raw.url ?? '/').split('?')[0]!;
     const refused = guard.check({ method: req.method, path, headers: req.headers });
@@ -109,21 +118,22 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
       },
       'http door: request refused',
     );
-    const body =
-      path === MCP_PATH
-        ? mcpRefusal(refused)
-        : {
-            data: {
-              refused: true,
-              reason: refused.reason,
-              errorCode: 'ACTION_FAILED',
-              retryable: false,
-              expectedOrigin: refused.reason === 'origin' ? refused.origin : undefined,
-            },
-            code: 0,
-            ok: false,
-            msg: refused.msg,
-          };
+    const mounted = mounts.find((m) => m.path === path);
+    const { msg: _msg, ...why } = refused;
+    const body = mounted
+      ? mounted.refusal(why)
+      : {
+          data: {
+            refused: true,
+            reason: refused.reason,
+            errorCode: 'ACTION_FAILED',
+            retryable: false,
+            expectedOrigin: refused.reason === 'origin' ? refused.origin : undefined,
+          },
+          code: 0,
+          ok: false,
+          msg: refused.msg,
+        };
     return res
       .code(refused.status)
       .header('content-type', 'application/json; charset=utf-8')
@@ -222,7 +232,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   });
 
   registerUploadRoutes(app, state.files.upload, state); // POST/GET/DELETE /playwright/upload (§2.1)
-  mountMcpHttp(app, engine, { policy: originCeiling }); // MCP over streamable HTTP at /mcp (src/doors/mcp/http.ts)
+  for (const m of mounts) m.register(app); // other doors' routes (tabwright serve: MCP at /mcp)
   registerDashboard(app, state); // the person's dashboard at GET / (src/doors/http/dashboard/)
 
   await app.listen({ host, port: opts.port ?? DEFAULT_PORT });
@@ -241,7 +251,9 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
         const tasks = state.tasks.all();
         for (const t of tasks) state.tasks.remove(t.id);
         await Promise.allSettled(
-          tasks.map((t) => (t.session ? engine.closeSession(t.session.id) : Promise.resolve())),
+          tasks.map((t) =>
+            t.session ? ops.closeSession.call(engine, { session_id: t.session.id }) : Promise.resolve(),
+          ),
         );
       })();
       return closed;

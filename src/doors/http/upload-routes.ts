@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { log } from '../../engine/log.js';
+import { log } from '../../engine/api.js';
 import {
   CommandFailure,
   type Data,

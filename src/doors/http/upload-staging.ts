@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { link, lstat, mkdir, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { extname, isAbsolute, join, relative, resolve } from 'node:path';
-import { log } from '../../engine/log.js';
+import { log } from '../../engine/api.js';
 import { type Data, invalidArgument } from './envelope.js';
 
 /**

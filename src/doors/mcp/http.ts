@@ -6,7 +6,7 @@ import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { log } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
-import type { Refusal } from '../http/security.js';
+import type { Refusal } from '../kit/index.js';
 import { errorReply, InFlight, MAX_MESSAGE_BYTES, parseMessageText, tooLargeReply } from './jsonrpc.js';
 import { createMcpDoor, type McpDoor, type McpDoorOptions } from './server.js';
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { z } from 'zod';
 import { type InputOf, ops, TabwrightError } from '../../engine/api.js';
 import type { Session } from '../../engine/session.js';
+import { DOM_ATTRIBUTES } from '../kit/index.js';
 import {
   ELEMENT_TARGET,
   FIELD_TARGET,
@@ -225,7 +226,14 @@ export const CORE_PAGE_METHODS: ProviderMethod[] = [
         ...snapshotOptions
       } = p;
       const opts = opOptions(p, call);
-      const r = await ops.snapshot.call(page, snapshotOptions, opts);
+      // include_dom shows these attributes unless the caller names its own (the engine reports none by default).
+      const r = await ops.snapshot.call(
+        page,
+        include_dom && !snapshotOptions.attributes
+          ? { ...snapshotOptions, attributes: [...DOM_ATTRIBUTES] }
+          : snapshotOptions,
+        opts,
+      );
       const out: Record<string, unknown> = {
         page_id: r.page_id,
         url: r.url,

@@ -42,8 +42,8 @@ const SUMMARIES: Record<ActionKind, string> = {
   drag: 'Drag one element onto another element or a point.',
 };
 
-/** Actions that may go without a target (they act on the focused element or the page). */
-const TARGETLESS = new Set<ActionKind>(['press', 'scroll']);
+/** Actions that may go without a target (they act on the focused element or the page), as in page.act. */
+const TARGETLESS = new Set<ActionKind>(['press', 'scroll', 'type']);
 
 function actionOp<N extends ActionKind>(action: N) {
   const fields = ActionFields[action] as (typeof ActionFields)[N];

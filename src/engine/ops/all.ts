@@ -15,4 +15,5 @@ export * from './reads.js';
 export * from './scripts.js';
 export * from './sessions.js';
 export * from './tabs.js';
+export * from './understanding.js';
 export * from './waits.js';

@@ -87,3 +87,12 @@ export const frameElement = defineOp({
   input: z.object({ frame_id: z.string().min(1) }).strict(),
   run: (page, i, opts) => frameElementRef(page, i.frame_id, opts),
 });
+
+export const readyState = defineOp({
+  name: 'page.ready_state',
+  scope: 'page',
+  effect: 'read',
+  summary: "The document's readyState now: loading, interactive or complete.",
+  input: z.object({}).strict(),
+  run: async (page, _i, opts) => String((await page.evaluateScript('document.readyState', opts)).value),
+});

@@ -30,7 +30,7 @@ export const requestBody = defineOp({
   scope: 'session',
   effect: 'read',
   summary: 'One request with its response body (xhr/fetch, the last 100 bodies), cut at max_chars.',
-  input: z.object({ request_id: z.string().min(1), max_chars: z.number().int().min(1).optional() }).strict(),
+  input: z.object({ request_id: z.string().min(1), max_chars: z.number().int().min(0).optional() }).strict(),
   run: (session, i) => session.requests.body(i.request_id, i.max_chars),
 });
 
@@ -198,4 +198,28 @@ export const waitForDownload = defineOp({
   summary: 'Wait for a download (by id, else the newest in progress or the next to start) to finish or fail.',
   input: z.object({ download_id: z.string().optional() }).strict(),
   run: (session, i, opts) => session.waitForDownload(i, opts),
+});
+
+export const networkStatus = defineOp({
+  name: 'session.network_status',
+  scope: 'session',
+  effect: 'read',
+  summary:
+    "The session's request log (recording or not, since when, requests in flight) and the origin policy's last blocked seq.",
+  input: z.object({}).strict(),
+  run: (session) => ({
+    recording: session.requests.recording,
+    recorded_since: session.requests.recordedSince,
+    inflight: session.requests.inflight(),
+    blocked_last_seq: session.network.lastSeq,
+  }),
+});
+
+export const pageInflight = defineOp({
+  name: 'page.inflight',
+  scope: 'page',
+  effect: 'read',
+  summary: 'How many requests of the page are in flight now (started, not finished or failed).',
+  input: z.object({}).strict(),
+  run: (page) => page.network.inflightCount(),
 });

@@ -32,7 +32,8 @@ export const closeTab = defineOp({
   name: 'tab.close',
   scope: 'session',
   effect: 'session',
-  summary: 'Close a tab (a crashed one too).',
+  summary:
+    "Close one of the session's open tabs (a crashed tab, which the session no longer lists, closes with page.close).",
   input: z.object({ page_id: z.string().min(1) }).strict(),
   run: (session, i) => session.closePage(i.page_id),
 });
@@ -44,4 +45,13 @@ export const closePage = defineOp({
   summary: 'Close this tab, a crashed one too (the session no longer lists it, but it stays until closed).',
   input: z.object({}).strict(),
   run: (page) => page.close(),
+});
+
+export const bringToFront = defineOp({
+  name: 'tab.front',
+  scope: 'page',
+  effect: 'session',
+  summary: "Raise the tab's window for a person to look at; the session's active tab does not change.",
+  input: z.object({}).strict(),
+  run: (page, _i, opts) => page.bringToFront(opts),
 });

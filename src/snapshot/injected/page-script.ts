@@ -199,20 +199,6 @@ const INPUT_ROLE: Record<string, string> = {
   file: 'button',
 };
 
-const ATTR_WHITELIST = [
-  'title',
-  'type',
-  'name',
-  'role',
-  'placeholder',
-  'data-date-format',
-  'alt',
-  'aria-label',
-  'aria-expanded',
-  'data-state',
-  'aria-checked',
-];
-
 // ---------------------------------------------------------------- identity
 
 const ids = new WeakMap<Element, number>();
@@ -1012,15 +998,21 @@ interface Inherited {
   shadow?: boolean;
 }
 
-function attrsOf(el: Element): Record<string, string> | undefined {
+/**
+ * The DOM attributes the caller asked for (WalkOptions.attrs: a door's own list, e.g. the HTTP
+ * door's element lines); `value` is reported only for button-like inputs (their label), never for
+ * fields, whose values come from the live property and are redacted for secrets.
+ */
+function attrsOf(el: Element, names: readonly string[]): Record<string, string> | undefined {
   let attrs: Record<string, string> | undefined;
-  for (const a of ATTR_WHITELIST) {
+  for (const a of names) {
+    if (a === 'value') continue;
     const v = el.getAttribute(a);
     if (v === null) continue;
     if (!attrs) attrs = {};
     attrs[a] = v;
   }
-  if (el.localName === 'input' && el.hasAttribute('value') && !isSecret(el)) {
+  if (names.includes('value') && el.localName === 'input' && el.hasAttribute('value') && !isSecret(el)) {
     const type = ((el as HTMLInputElement).type || '').toLowerCase();
     if (INPUT_ROLE[type] === 'button') {
       if (!attrs) attrs = {};
@@ -1207,8 +1199,10 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
     node.ia = 1;
     if (promoted) node.clk = 1;
     node.hint = selectorHint(el);
-    const attrs = attrsOf(el);
-    if (attrs) node.attrs = attrs;
+    if (ctx.opts.attrs?.length) {
+      const attrs = attrsOf(el, ctx.opts.attrs);
+      if (attrs) node.attrs = attrs;
+    }
     const disabled = st?.disabled === true || (promotedFrom?.disabled ?? false);
     if (disabled) node.dis = 1;
     const r = rect();

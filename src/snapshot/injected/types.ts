@@ -61,6 +61,8 @@ export interface WalkOptions {
   /** Viewport window margin in px; undefined = whole page. */
   margin?: number;
   urls?: boolean;
+  /** DOM attributes to report on interactive elements (none when absent). */
+  attrs?: string[];
 }
 
 export interface WalkResult {

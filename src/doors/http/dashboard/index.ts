@@ -4,13 +4,10 @@ import type { ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { scrubEverywhere } from '../../../engine/api.js';
-import { type LiveInput, liveInput } from '../../../engine/held-input.js';
+import { log, NAMED_KEYS, ops, scrubEverywhere, startLiveView } from '../../../engine/api.js';
+import type { LiveInput } from '../../../engine/held-input.js';
 import type { HumanInputEvent } from '../../../engine/human-input.js';
-import { NAMED_KEYS } from '../../../engine/keys.js';
-import { log } from '../../../engine/log.js';
 import type { Page } from '../../../engine/page.js';
-import { startLiveView } from '../../../engine/screenshots.js';
 import type { DoorState } from '../dispatch.js';
 import { humanData } from '../methods/human.js';
 import type { Task } from '../tasks.js';
@@ -97,9 +94,9 @@ export function registerDashboard(app: FastifyInstance, state: DoorState): void 
     }
   };
 
-  const taskData = (t: Task) => {
+  const taskData = async (t: Task) => {
     const page = taskPage(t);
-    const info = page?.info();
+    const info = page ? await ops.info.call(page, {}).catch(() => undefined) : undefined;
     return {
       id: t.id,
       url: info?.url ?? null,
@@ -111,13 +108,14 @@ export function registerDashboard(app: FastifyInstance, state: DoorState): void 
     };
   };
 
-  const snapshot = () => ({
-    tasks: state.tasks.all().map(taskData),
-    requests: state.engine.humanInput.list().map((r) => humanData(r)),
+  const tasksData = () => Promise.all(state.tasks.all().map(taskData));
+  const snapshot = async () => ({
+    tasks: await tasksData(),
+    requests: (await ops.humanRecords.call(state.engine, {})).map((r) => humanData(r)),
     now: Date.now(),
   });
 
-  app.get('/dashboard/api/state', async (_req, res) => json(res, 200, snapshot()));
+  app.get('/dashboard/api/state', async (_req, res) => json(res, 200, await snapshot()));
 
   const sse = (res: FastifyReply): ServerResponse => {
     res.hijack();
@@ -142,19 +140,19 @@ export function registerDashboard(app: FastifyInstance, state: DoorState): void 
 
   app.get('/dashboard/api/events', async (_req, res) => {
     const raw = sse(res);
-    send(raw, 'state', snapshot());
+    send(raw, 'state', await snapshot());
     const off = state.engine.humanInput.subscribe((e: HumanInputEvent) =>
       send(raw, 'request', { type: e.type, request: humanData(e.record) }),
     );
     // Task URLs and the task list change without events of their own: a light poll, sent only on change.
     let last = '';
-    const tick = setInterval(() => {
-      const tasks = state.tasks.all().map(taskData);
+    const tick = setInterval(async () => {
+      const tasks = await tasksData();
       const s = JSON.stringify(tasks);
       if (s !== last) {
         last = s;
         send(raw, 'tasks', tasks);
-      } else {
+      } else if (!raw.writableEnded) {
         raw.write(': keep-alive\n\n');
       }
     }, 1000);
@@ -170,11 +168,14 @@ export function registerDashboard(app: FastifyInstance, state: DoorState): void 
       return json(res, 400, { ok: false, msg: '缺少参数 requestId' });
     }
     try {
-      const rec = state.engine.humanInput.submit(body.requestId, {
-        answer: body.answer as string | string[] | undefined,
-        step_id: typeof body.stepId === 'string' ? body.stepId : undefined,
-        answers: body.answers as Record<string, string | string[]> | undefined,
-        done: body.done === true,
+      const rec = await ops.answerHuman.call(state.engine, {
+        id: body.requestId,
+        submission: {
+          answer: body.answer as string | string[] | undefined,
+          step_id: typeof body.stepId === 'string' ? body.stepId : undefined,
+          answers: body.answers as Record<string, string | string[]> | undefined,
+          done: body.done === true,
+        },
       });
       log.info({ requestId: rec.id, status: rec.status }, 'dashboard: human input submitted');
       return json(res, 200, { ok: true, data: humanData(rec) });
@@ -200,7 +201,7 @@ export function registerDashboard(app: FastifyInstance, state: DoorState): void 
     let shot = shots.get(key);
     if (!shot || Date.now() - shot.at > 1000) {
       try {
-        const s = await t.page.screenshot({ format: 'jpeg', quality: 60 }, { timeoutMs: 5_000 });
+        const s = await ops.screenshot.call(t.page, { format: 'jpeg', quality: 60 }, { timeoutMs: 5_000 });
         shot = { at: Date.now(), data: s.data };
         shots.set(key, shot);
       } catch (err) {
@@ -218,7 +219,7 @@ export function registerDashboard(app: FastifyInstance, state: DoorState): void 
     const t = withTask(req.params.id, res);
     if (!t) return res;
     try {
-      await t.page.bringToFront({ timeoutMs: 5_000 });
+      await ops.bringToFront.call(t.page, {}, { timeoutMs: 5_000 });
       return json(res, 200, { ok: true, headless: t.task.headless });
     } catch (err) {
       return json(res, 500, { ok: false, msg: err instanceof Error ? err.message : String(err) });
@@ -272,7 +273,7 @@ export function registerDashboard(app: FastifyInstance, state: DoorState): void 
       });
     }
     try {
-      await liveInput(t.page, ev, { timeoutMs: 10_000 });
+      await ops.personInput.call(t.page, ev, { timeoutMs: 10_000 });
       return json(res, 200, { ok: true });
     } catch (err) {
       return json(res, 500, { ok: false, msg: err instanceof Error ? err.message : String(err) });

@@ -1,7 +1,9 @@
-import type { ActionSpec, Receipt, Target } from '../../../engine/actions/types.js';
+import type { Receipt, Target } from '../../../engine/actions/types.js';
+import { type OperationOptions, ops } from '../../../engine/api.js';
+import type { Page } from '../../../engine/page.js';
 import type { Data } from '../envelope.js';
 import { type Around, clickReceipt } from '../render/receipts.js';
-import { ACTION_TIMEOUT_MS, budget, type MethodContext, plainFailure, sessionOf } from './common.js';
+import { ACTION_TIMEOUT_MS, budget, type MethodContext, plainFailure, sessionOf, urlOf } from './common.js';
 
 /** The reference's observation window (§10.1 observationWindowMs). */
 export const OBSERVE_MS = 500;
@@ -43,11 +45,11 @@ export function indexTarget(ctx: MethodContext, index: number): IndexTarget {
   return { ref: snap.refs[index]!, info: snap.info[index]! };
 }
 
-function around(ctx: MethodContext): Around {
+async function around(ctx: MethodContext): Promise<Around> {
   const session = sessionOf(ctx);
   let url = '';
   try {
-    url = session.page().url();
+    url = await urlOf(session.page());
   } catch {
     // no active page: leave empty
   }
@@ -60,23 +62,33 @@ export interface Acted {
   after: Around;
 }
 
-/** One engine action on the operated tab, with the task's URL / tab count around it. */
+/** The observation every action of this door asks for (the operations' observe fields). */
+export interface ObserveWindow {
+  observe_ms: number;
+  observe_min_ms: number;
+}
+
+/**
+ * One engine action on the operated tab (`call` runs the action's operation with the window and the
+ * budget), with the task's URL / tab count around it. Clicks observe the reference's full 500 ms
+ * window (§10.1), so late effects such as a popup opened from a timer are seen; other actions end
+ * their window as soon as the page is quiet.
+ */
 export async function act(
   ctx: MethodContext,
-  target: Target | undefined,
-  spec: ActionSpec,
-  timeoutMs?: number,
+  kind: 'click' | 'other',
+  timeoutMs: number | undefined,
+  call: (page: Page, window: ObserveWindow, opts: OperationOptions) => Promise<Receipt>,
 ): Promise<Acted> {
   const page = sessionOf(ctx).page();
-  const before = around(ctx);
-  // Clicks observe the reference's full 500 ms window (§10.1), so late effects such as a popup
-  // opened from a timer are seen; other actions end their window as soon as the page is quiet.
-  const receipt = await page.act(target, spec, {
-    timeoutMs: budget(timeoutMs, ACTION_TIMEOUT_MS) + (spec.action === 'click' ? OBSERVE_MS : 0),
-    observe_ms: OBSERVE_MS,
-    observe_min_ms: spec.action === 'click' ? OBSERVE_MS : 0,
-  });
-  return { receipt, before, after: around(ctx) };
+  const before = await around(ctx);
+  const click = kind === 'click';
+  const receipt = await call(
+    page,
+    { observe_ms: OBSERVE_MS, observe_min_ms: click ? OBSERVE_MS : 0 },
+    { timeoutMs: budget(timeoutMs, ACTION_TIMEOUT_MS) + (click ? OBSERVE_MS : 0) },
+  );
+  return { receipt, before, after: await around(ctx) };
 }
 
 /** A click receipt (§10.1), with `hit` describing the element the index/selector resolved to. */
@@ -91,12 +103,25 @@ export async function followNewTab(ctx: MethodContext, a: Acted): Promise<Data> 
   const session = sessionOf(ctx);
   const last = opened[opened.length - 1]!;
   if (!session.hasPage(last.page_id)) return {};
-  await session.activate(last.page_id, { timeoutMs: 5_000 }).catch(() => undefined);
+  await ops.activateTab.call(session, { page_id: last.page_id }, { timeoutMs: 5_000 }).catch(() => undefined);
   const index = session.pages().findIndex((p) => p.id === last.page_id);
   return { switchedToNewTab: true, currentIndex: index >= 0 ? index : undefined };
 }
 
-/** `mode` of click methods → the engine spec: js = synthetic DOM events; auto / native / mouse = trusted input. */
-export function clickSpec(mode: string | undefined, clickCount = 1): ActionSpec {
-  return { action: 'click', click_count: clickCount, synthetic: mode === 'js' ? true : undefined };
+/** `mode` of click methods → the click operation's fields: js = synthetic DOM events; auto / native / mouse = trusted input. */
+export function clickFields(
+  mode: string | undefined,
+  clickCount = 1,
+): { click_count: number; synthetic?: true } {
+  return mode === 'js' ? { click_count: clickCount, synthetic: true } : { click_count: clickCount };
+}
+
+/** A click on one target with the door's window: the click operation. */
+export function click(
+  ctx: MethodContext,
+  target: Target,
+  fields: { click_count?: number; synthetic?: true; button?: 'left' | 'right' | 'middle' },
+  timeoutMs?: number,
+): Promise<Acted> {
+  return act(ctx, 'click', timeoutMs, (page, w, o) => ops.click.call(page, { target, ...fields, ...w }, o));
 }

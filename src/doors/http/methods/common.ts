@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { ops } from '../../../engine/api.js';
 import type { Engine } from '../../../engine/engine.js';
 import type { Page } from '../../../engine/page.js';
 import type { OriginPolicy, OriginPolicyInput } from '../../../engine/policy.js';
 import type { Session } from '../../../engine/session.js';
+import { type Method, type MethodSpec, type MethodTable, methodKit } from '../../kit/index.js';
 import { CommandFailure, type Data } from '../envelope.js';
 import type { FilesConfig } from '../files-config.js';
 import type { Snowflake } from '../snowflake.js';
@@ -15,6 +17,8 @@ export interface MethodContext {
   tasks: TaskTable;
   snowflake: Snowflake;
   dataDir: string;
+  /** The door's method table (list_methods, describe_method, batch steps). */
+  table: HttpTable;
   /** The engine's launch mode when the server was told it (HttpServerOptions.engineHeadless). */
   engineHeadless?: boolean;
   /** Normalized envelope id, when one was sent (start) or required. */
@@ -40,19 +44,46 @@ export interface MethodContext {
  */
 export type TaskMode = 'none' | 'new' | 'existing' | 'existing-unlocked';
 
-export interface MethodDef<S extends z.ZodObject = z.ZodObject> {
-  name: string;
+/** A reply's fields for describe_method: wire name → what it holds (reference names, §8). */
+export type ReplyFields = Readonly<Record<string, string>>;
+
+/** What only this door knows of a method (the kit row's `meta`). */
+export interface HttpMeta {
   task: TaskMode;
-  schema: S;
+  /** Page-changing (reference §7.1): a successful run gets the one automatic screenshot. */
+  evidence?: boolean;
   /** Fields dropped from `data` with responseMode "compact" (§11), besides the door-wide ones. */
-  compactDrop?: string[];
+  compactDrop?: readonly string[];
   /** Returns a click receipt (§10.1): compact mode drops its diagnostics unless `diagnostics: true`. */
   receipt?: boolean;
-  run(ctx: MethodContext, params: z.infer<S>): Promise<Data>;
+  /** The reply's fields (the evidence fields of page-changing methods are added by describe_method). */
+  reply: ReplyFields;
 }
 
-export function def<S extends z.ZodObject>(m: MethodDef<S>): MethodDef {
-  return m as unknown as MethodDef;
+/**
+ * What the kit hands a row: one call of the method, by the envelope or as a batch step. `within`
+ * gives the handler its context the way the method's task mode says (no task, a new one, or the
+ * task under its lock) and adds the automatic evidence of page-changing methods. The kit validates
+ * the parameters before, so a bad request never waits for a task's lock.
+ */
+export interface Call {
+  within(name: string, meta: HttpMeta, run: (ctx: MethodContext) => Promise<Data>): Promise<Data>;
+}
+
+export type HttpMethod = Method<Call, HttpMeta, Data>;
+export type HttpTable = MethodTable<Call, HttpMeta, Data>;
+
+const kit = methodKit<Call, HttpMeta, Data>();
+
+/** One wire method: `method({ name, summary, params, ops, meta, run })`, the handler typed by its schema. */
+export function method<P extends z.ZodObject>(
+  spec: MethodSpec<MethodContext, P, HttpMeta, Data>,
+): HttpMethod {
+  const { run, ...row } = spec;
+  return kit({
+    ...row,
+    run: (call, params) => call.within(spec.name, spec.meta, async (ctx) => run(ctx, params)),
+  });
 }
 
 /** Budget for launching a browser / creating a context on `start`. */
@@ -79,6 +110,20 @@ export function sessionOf(ctx: MethodContext): Session {
 /** The task's operated tab. */
 export function pageOf(ctx: MethodContext): Page {
   return sessionOf(ctx).page();
+}
+
+/** The operated tab, or undefined when the task has none (evidence, receipts' surroundings). */
+export function pageOrNone(ctx: MethodContext): Page | undefined {
+  try {
+    return ctx.task?.session?.page();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The tab's URL as the browser knows it now. */
+export async function urlOf(page: Page): Promise<string> {
+  return (await ops.info.call(page, {})).url;
 }
 
 /** Caps a caller's budget at what the engine accepts. */

@@ -1,39 +1,49 @@
 import { z } from 'zod';
+import { ops } from '../../../engine/api.js';
 import type { Data } from '../envelope.js';
-import { def, type MethodContext, type MethodDef, pageOf, sessionOf } from './common.js';
+import { type HttpMethod, type MethodContext, method, pageOf, sessionOf } from './common.js';
 import { consumeDialog, dialogData, lastDialog } from './shared-reads.js';
 
 /** Native dialogs (§8.12) and console logs; DOM modals are in modals.ts. */
 
-const getDialog = (name: string): MethodDef =>
-  def({
+const getDialog = (name: string, summary: string): HttpMethod =>
+  method({
     name,
-    task: 'existing',
-    schema: z.object({ consume: z.boolean().optional() }),
+    summary,
+    ops: [ops.dialogs],
+    meta: {
+      task: 'existing',
+      reply: { dialog: '对话框：type, message, defaultValue, seq, timestamp, state；没有时为 null' },
+    },
+    params: z.object({ consume: z.boolean().optional() }),
     async run(ctx, p) {
-      const d = lastDialog(ctx);
-      if (d && p.consume) consumeDialog(ctx);
+      const d = await lastDialog(ctx);
+      if (d && p.consume) await consumeDialog(ctx);
       return { dialog: dialogData(d) };
     },
   });
 
-const clearDialog = (name: string): MethodDef =>
-  def({
+const clearDialog = (name: string, summary: string): HttpMethod =>
+  method({
     name,
-    task: 'existing',
-    schema: z.object({}),
+    summary,
+    ops: [ops.dialogs],
+    meta: { task: 'existing', reply: { cleared: '有没有清掉一个对话框' } },
+    params: z.object({}),
     async run(ctx) {
-      return { cleared: consumeDialog(ctx) };
+      return { cleared: await consumeDialog(ctx) };
     },
   });
 
-const setDialogBehavior = def({
+const setDialogBehavior = method({
   name: 'set_dialog_behavior',
-  task: 'existing',
-  schema: z.object({ dismiss: z.boolean().optional() }),
+  summary: '原生对话框的处理方式：默认自动接受，dismiss:true 改为自动取消',
+  ops: [ops.dialogPolicy],
+  meta: { task: 'existing', reply: { behavior: 'accept 或 dismiss', dismiss: '回显的 dismiss' } },
+  params: z.object({ dismiss: z.boolean().optional() }),
   async run(ctx, p) {
     const action = p.dismiss ? 'dismiss' : 'accept';
-    sessionOf(ctx).setDialogPolicy(action);
+    await ops.dialogPolicy.call(sessionOf(ctx), { policy: action });
     return { behavior: action, dismiss: p.dismiss ?? false };
   },
 });
@@ -51,10 +61,17 @@ function consoleMark(ctx: MethodContext): Map<string, number> {
 
 const LIMIT = 200;
 
+const CONSOLE_REPLY = {
+  logs: '控制台消息：type, text, url, line, timestamp, seq（最多 200 条）',
+  errors: '页面错误和 console.error（最多 200 条）',
+  logsTruncated: 'logs 截断了',
+  errorsTruncated: 'errors 截断了',
+};
+
 /** `logs` (console messages) and `errors` (uncaught page errors and console errors) of the operated tab, ≤200 each. */
-export function consoleData(ctx: MethodContext): Data {
+export async function consoleData(ctx: MethodContext): Promise<Data> {
   const page = pageOf(ctx);
-  const entries = page.console.list({ since_seq: consoleMark(ctx).get(page.id) ?? 0 });
+  const entries = await ops.consoleMessages.call(page, { since_seq: consoleMark(ctx).get(page.id) ?? 0 });
   const wire = (e: (typeof entries)[number]) => ({
     type: e.level,
     text: e.text,
@@ -73,31 +90,36 @@ export function consoleData(ctx: MethodContext): Data {
   };
 }
 
-const getConsoleLogs = def({
+const getConsoleLogs = method({
   name: 'get_console_logs',
-  task: 'existing',
-  schema: z.object({}),
-  async run(ctx) {
-    return consoleData(ctx);
-  },
+  summary: '当前标签页的控制台日志和页面错误（clear_console_logs 之后的）',
+  ops: [ops.consoleMessages],
+  meta: { task: 'existing', reply: CONSOLE_REPLY },
+  params: z.object({}),
+  run: (ctx) => consoleData(ctx),
 });
 
-const clearConsoleLogs = def({
+const clearConsoleLogs = method({
   name: 'clear_console_logs',
-  task: 'existing',
-  schema: z.object({}),
+  summary: '之后的 get_console_logs 只返回新的日志',
+  ops: [ops.consoleMessages],
+  meta: { task: 'existing', reply: { cleared: 'true' } },
+  params: z.object({}),
   async run(ctx) {
     const page = pageOf(ctx);
-    consoleMark(ctx).set(page.id, page.console.lastSeq);
+    const marks = consoleMark(ctx);
+    // The newest entry's seq: everything so far counts as read (seqs only grow).
+    const newest = await ops.consoleMessages.call(page, { since_seq: marks.get(page.id) ?? 0, limit: 1 });
+    if (newest.length > 0) marks.set(page.id, newest[0]!.seq);
     return { cleared: true };
   },
 });
 
-export const DIALOGS: MethodDef[] = [
-  getDialog('get_dialog'),
-  getDialog('get_js_dialog'),
-  clearDialog('clear_dialog'),
-  clearDialog('clear_js_dialog'),
+export const DIALOGS: HttpMethod[] = [
+  getDialog('get_dialog', '最近一次原生对话框（alert / confirm / prompt）；consume:true 读后清掉'),
+  getDialog('get_js_dialog', 'get_dialog 的别名'),
+  clearDialog('clear_dialog', '清掉最近的原生对话框记录'),
+  clearDialog('clear_js_dialog', 'clear_dialog 的别名'),
   setDialogBehavior,
   getConsoleLogs,
   clearConsoleLogs,

@@ -1,13 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readLinks, readText } from '../../../engine/content.js';
-import { TabwrightError } from '../../../engine/errors.js';
-import { pageFrames } from '../../../engine/frames.js';
-import type { SnapshotNode } from '../../../snapshot/index.js';
+import { ops, TabwrightError } from '../../../engine/api.js';
+import type { TableFigures } from '../../../engine/semantics/tables.js';
 import { CommandFailure, type Data, invalidArgument } from '../envelope.js';
-import { renderMarkdown, tableStats } from '../render/markdown.js';
-import { budget, def, fail, type MethodContext, type MethodDef, pageOf, sessionOf } from './common.js';
+import { budget, fail, type HttpMethod, type MethodContext, method, pageOf, urlOf } from './common.js';
 import { frameIdFor, frameParam, nthParam } from './target.js';
 
 /** Extraction and JavaScript (§8.14). */
@@ -15,6 +12,8 @@ import { frameIdFor, frameParam, nthParam } from './target.js';
 const BODY_LIMIT = 100_000;
 const EVAL_DEFAULT_MS = 60_000;
 const EXTRACT_LIMIT = 20_000;
+/** Reads of the page model for markdown and tables. */
+const MODEL_TIMEOUT_MS = 20_000;
 
 /**
  * `{{name}}` placeholders → JSON-encoded values; a quoted placeholder (`"{{n}}"` or `'{{n}}'`) is
@@ -37,10 +36,6 @@ function scriptsDir(ctx: MethodContext): string {
   return join(ctx.engine.home, 'scripts', 'js');
 }
 
-export interface EvalOutcome {
-  result: unknown;
-}
-
 /** Runs a script through the engine (main frame, or the engine frame id `frame`), mapping its failures to the reference's wording. */
 export async function runScript(
   ctx: MethodContext,
@@ -50,7 +45,7 @@ export async function runScript(
 ): Promise<unknown> {
   const ms = timeoutMs === 0 ? 60_000 : budget(timeoutMs, EVAL_DEFAULT_MS);
   try {
-    const r = await pageOf(ctx).evaluateScript(body, { timeoutMs: ms, frame });
+    const r = await ops.evaluate.call(pageOf(ctx), { source: body, frame }, { timeoutMs: ms });
     return r.value;
   } catch (err) {
     if (err instanceof TabwrightError && err.details.reason === 'script_error') {
@@ -81,10 +76,21 @@ export async function runScript(
   }
 }
 
-const executeJs = def({
+const executeJs = method({
   name: 'execute_js',
-  task: 'existing',
-  schema: z.object({
+  summary: '在页面（或 frame）里执行 JavaScript：表达式、函数或带 return 的语句；结果须可 JSON 序列化',
+  ops: [ops.evaluate, ops.frames],
+  meta: {
+    task: 'existing',
+    evidence: true,
+    reply: {
+      result: '脚本的结果（undefined 为 null）',
+      awaited: 'true：Promise 已等待完成',
+      frame: '指定了 frame 时回显',
+      frameUrl: '脚本执行所在 frame 的 URL',
+    },
+  },
+  params: z.object({
     body: z.string().optional(),
     bodyFile: z.string().min(1).optional(),
     vars: z.record(z.string(), z.unknown()).optional(),
@@ -118,32 +124,35 @@ const executeJs = def({
     const data: Data = { result: result === undefined ? null : result, awaited: true };
     if (frame !== undefined) {
       data.frame = p.frame;
-      data.frameUrl = pageFrames(pageOf(ctx)).find((f) => f.id === frame)?.url;
+      data.frameUrl = (await ops.frames.call(pageOf(ctx), {})).find((f) => f.id === frame)?.url;
     }
     return data;
   },
 });
 
-async function innerText(ctx: MethodContext, selector?: string, frame?: string): Promise<string> {
-  try {
-    return (await readText(pageOf(ctx), selector, { timeoutMs: 15_000, frame })).content;
-  } catch (err) {
-    if (err instanceof TabwrightError && err.code === 'element_not_found' && selector !== undefined)
-      throw fail(ctx.method, 'ELEMENT_NOT_FOUND', `选择器 ${selector} 没有匹配到元素`, { selector });
-    throw err;
-  }
-}
-
-const extractStructuredData = def({
+const extractStructuredData = method({
   name: 'extract_structured_data',
-  task: 'existing',
-  schema: z.object({
+  summary: '读取页面的可见文字（innerText，按 maxChars 截断），可附带链接列表',
+  ops: [ops.readPageText, ops.readPageLinks],
+  meta: {
+    task: 'existing',
+    reply: {
+      query: '回显的 query',
+      text: '页面的可见文字（截断后）',
+      length: '截断前的长度',
+      truncated: '是否截断',
+      limit: '截断上限',
+      links: 'extractLinks 时：页面链接（text, href）',
+    },
+  },
+  params: z.object({
     query: z.string().optional(),
     extractLinks: z.boolean().optional(),
     maxChars: z.number().int().min(1).max(1_000_000).optional(),
   }),
   async run(ctx, p) {
-    const text = await innerText(ctx);
+    const page = pageOf(ctx);
+    const text = (await ops.readPageText.call(page, {}, { timeoutMs: 15_000 })).content;
     const limit = p.maxChars ?? EXTRACT_LIMIT;
     const data: Data = {
       query: p.query,
@@ -153,46 +162,34 @@ const extractStructuredData = def({
       limit,
     };
     if (p.extractLinks) {
-      data.links = await readLinks(pageOf(ctx), 500, { timeoutMs: 10_000 });
+      data.links = await ops.readPageLinks.call(page, { limit: 500 }, { timeoutMs: 10_000 });
     }
     return data;
   },
 });
 
-/** The engine model of the main document or of one frame (`frame`: engine frame id), optionally scoped. */
-async function model(
-  ctx: MethodContext,
-  selector?: string,
-  urls = false,
-  frame?: string,
-): Promise<SnapshotNode> {
-  const snap = await sessionOf(ctx).page().snapshot(
-    {
-      include_frames: false,
-      include_urls: urls,
-      scope_selector: selector,
-      scope_frame: frame,
-      max_chars: 2_000_000,
-    },
-    { timeoutMs: 20_000 },
-  );
-  return snap.model;
+/** The page's title, or "" when it cannot be read in a moment. */
+function titleOf(ctx: MethodContext): Promise<string> {
+  return ops.title.call(pageOf(ctx), {}, { timeoutMs: 3_000 }).catch(() => '');
 }
 
-function tablesOf(root: SnapshotNode): SnapshotNode[] {
-  const out: SnapshotNode[] = [];
-  const walk = (n: SnapshotNode) => {
-    if (n.tag === 'table' || n.role === 'table' || n.role === 'grid') out.push(n);
-    for (const c of n.children) walk(c);
-  };
-  walk(root);
-  return out;
-}
-
-const extractMarkdown = def({
+const extractMarkdown = method({
   name: 'extract_markdown',
-  task: 'existing',
-  schema: z.object({
+  summary: '把页面（或选择器、frame、某个表格 "table >> nth=N"）转成 markdown，表格为 GFM 表格',
+  ops: [ops.markdown],
+  meta: {
+    task: 'existing',
+    reply: {
+      markdown: 'markdown 文本（截断后）',
+      length: '截断前的长度',
+      truncated: '是否截断',
+      source: '转换的范围：body、选择器或 "table >> nth=N"',
+      url: '页面 URL',
+      title: '页面标题',
+      links: 'includeLinks 时：链接（text, href）',
+    },
+  },
+  params: z.object({
     selector: z.string().min(1).optional(),
     frame: frameParam,
     nth: nthParam,
@@ -202,46 +199,57 @@ const extractMarkdown = def({
   async run(ctx, p) {
     const page = pageOf(ctx);
     const frame = await frameIdFor(ctx, p.frame);
-    let root: SnapshotNode;
-    let source = 'body';
     const tableNth = p.selector && /^table(\s*>>\s*nth=(\d+))?$/.exec(p.selector.trim());
-    if (tableNth) {
-      const n = p.nth ?? (tableNth[2] !== undefined ? Number(tableNth[2]) : 0);
-      const tables = tablesOf(await model(ctx, undefined, p.includeLinks, frame));
-      if (n >= tables.length) {
+    const table = tableNth ? (p.nth ?? (tableNth[2] !== undefined ? Number(tableNth[2]) : 0)) : undefined;
+    let md: { markdown: string; links: { text: string; href: string }[] };
+    try {
+      md = await ops.markdown.call(
+        page,
+        { selector: table === undefined ? p.selector : undefined, frame, table, links: p.includeLinks },
+        { timeoutMs: MODEL_TIMEOUT_MS },
+      );
+    } catch (err) {
+      if (err instanceof TabwrightError && err.details.reason === 'no_such_table') {
+        const total = err.details.total;
         throw fail(
           ctx.method,
           'ELEMENT_NOT_FOUND',
-          `没有第 ${n} 个表格：页面上共 ${tables.length} 个（nth 从 0 开始）`,
-          {
-            total: tables.length,
-          },
+          `没有第 ${table} 个表格：页面上共 ${total} 个（nth 从 0 开始）`,
+          { total },
         );
       }
-      root = tables[n]!;
-      source = `table >> nth=${n}`;
-    } else {
-      root = await model(ctx, p.selector, p.includeLinks, frame);
-      if (p.selector) source = p.selector;
+      throw err;
     }
-    const md = renderMarkdown(root, { links: p.includeLinks ?? false });
+    const source = table !== undefined ? `table >> nth=${table}` : (p.selector ?? 'body');
     const limit = p.maxChars ?? EXTRACT_LIMIT;
     return {
-      markdown: md.text.length > limit ? md.text.slice(0, limit) : md.text,
-      length: md.text.length,
-      truncated: md.text.length > limit,
+      markdown: md.markdown.length > limit ? md.markdown.slice(0, limit) : md.markdown,
+      length: md.markdown.length,
+      truncated: md.markdown.length > limit,
       source,
-      url: page.url(),
-      title: await page.title({ timeoutMs: 3_000 }).catch(() => ''),
+      url: await urlOf(page),
+      title: await titleOf(ctx),
       links: p.includeLinks ? md.links : undefined,
     };
   },
 });
 
-const findText = def({
+const findText = method({
   name: 'find_text',
-  task: 'existing',
-  schema: z.object({
+  summary: '在页面可见文字里查找字符串或正则（regex:true），返回每处匹配的行号和上下文',
+  ops: [ops.findText],
+  meta: {
+    task: 'existing',
+    reply: {
+      matchCount: '匹配总数',
+      returned: '返回的匹配数',
+      truncated: '是否只返回了一部分（maxMatches）',
+      matches: '匹配：index（字符位置）, line, match, before, after',
+      source: '查找的范围：body 或选择器',
+      textLength: '被查找文字的长度',
+    },
+  },
+  params: z.object({
     text: z.string().min(1),
     regex: z.boolean().optional(),
     contextChars: z.number().int().min(0).max(2000).optional(),
@@ -250,61 +258,99 @@ const findText = def({
     frame: frameParam,
   }),
   async run(ctx, p) {
-    let re: RegExp;
+    const frame = await frameIdFor(ctx, p.frame);
+    let found: Awaited<ReturnType<typeof ops.findText.call>>;
     try {
-      re = p.regex ? new RegExp(p.text, 'g') : new RegExp(p.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g');
-    } catch (err) {
-      throw invalidArgument(
-        `find_text 失败：参数 text 无效：不是合法的正则表达式（${(err as Error).message}）`,
+      found = await ops.findText.call(
+        pageOf(ctx),
         {
-          field: 'text',
+          text: p.text,
+          regex: p.regex,
+          context_chars: p.contextChars,
+          max_matches: p.maxMatches,
+          selector: p.selector,
+          frame,
         },
+        { timeoutMs: 15_000 },
       );
-    }
-    const text = await innerText(ctx, p.selector, await frameIdFor(ctx, p.frame));
-    const ctxChars = p.contextChars ?? 80;
-    const max = p.maxMatches ?? 20;
-    const matches: Data[] = [];
-    let count = 0;
-    for (const m of text.matchAll(re)) {
-      if (m[0] === '') continue;
-      count++;
-      if (matches.length < max) {
-        const at = m.index ?? 0;
-        matches.push({
-          index: at,
-          line: text.slice(0, at).split('\n').length,
-          match: m[0],
-          before: text.slice(Math.max(0, at - ctxChars), at),
-          after: text.slice(at + m[0].length, at + m[0].length + ctxChars),
+    } catch (err) {
+      if (err instanceof TabwrightError && err.details.reason === 'invalid_regex')
+        throw invalidArgument(
+          `find_text 失败：参数 text 无效：不是合法的正则表达式（${String(err.details.cause)}）`,
+          { field: 'text' },
+        );
+      if (err instanceof TabwrightError && err.code === 'element_not_found' && p.selector !== undefined)
+        throw fail(ctx.method, 'ELEMENT_NOT_FOUND', `选择器 ${p.selector} 没有匹配到元素`, {
+          selector: p.selector,
         });
-      }
+      throw err;
     }
     return {
-      matchCount: count,
-      returned: matches.length,
-      truncated: count > matches.length,
-      matches,
+      matchCount: found.match_count,
+      returned: found.matches.length,
+      truncated: found.match_count > found.matches.length,
+      matches: found.matches,
       source: p.selector ?? 'body',
-      textLength: text.length,
+      textLength: found.text_length,
     };
   },
 });
 
-const listTables = def({
+/** One table's figures as the reference names them (§8.14 list_tables). */
+function tableData(t: TableFigures, index: number): Data {
+  return {
+    index,
+    selector: `table >> nth=${index}`,
+    rows: t.rows,
+    cols: t.cols,
+    headerRows: t.header_rows,
+    dataRows: t.data_rows,
+    empty: t.empty,
+    emptyNote: t.empty
+      ? '表格没有数据行：这表示没有记录匹配，不代表金额为零（请确认主体、时间、筛选条件和查询是否成功）'
+      : undefined,
+    name: t.name,
+    textLength: t.text_length,
+    imageCount: t.image_count,
+    preview: t.preview,
+  };
+}
+
+const listTables = method({
   name: 'list_tables',
-  task: 'existing',
-  schema: z.object({ frame: frameParam }),
+  summary: '列出页面（或 frame）里的表格：行列数、表头行、数据行、图片数和预览',
+  ops: [ops.tables],
+  meta: {
+    task: 'existing',
+    reply: {
+      count: '表格个数',
+      tables:
+        '表格：index, selector（"table >> nth=N"）, rows, cols, headerRows, dataRows, empty（没有数据行）, emptyNote, name, textLength, imageCount, preview',
+      url: '页面 URL',
+      title: '页面标题',
+    },
+  },
+  params: z.object({ frame: frameParam }),
   async run(ctx, p) {
     const page = pageOf(ctx);
-    const tables = tablesOf(await model(ctx, undefined, false, await frameIdFor(ctx, p.frame)));
+    const tables = await ops.tables.call(
+      page,
+      { frame: await frameIdFor(ctx, p.frame) },
+      { timeoutMs: MODEL_TIMEOUT_MS },
+    );
     return {
       count: tables.length,
-      tables: tables.map((t, index) => ({ index, selector: `table >> nth=${index}`, ...tableStats(t) })),
-      url: page.url(),
-      title: await page.title({ timeoutMs: 3_000 }).catch(() => ''),
+      tables: tables.map(tableData),
+      url: await urlOf(page),
+      title: await titleOf(ctx),
     };
   },
 });
 
-export const EXTRACT: MethodDef[] = [executeJs, extractStructuredData, extractMarkdown, findText, listTables];
+export const EXTRACT: HttpMethod[] = [
+  executeJs,
+  extractStructuredData,
+  extractMarkdown,
+  findText,
+  listTables,
+];

@@ -3,10 +3,7 @@ import { link, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Target } from '../../../engine/actions/types.js';
-import { TabwrightError } from '../../../engine/errors.js';
-import { ocrImage } from '../../../engine/ocr.js';
-import { fetchImage, fetchUrl } from '../../../engine/resources.js';
-import { uploadFiles } from '../../../engine/uploads.js';
+import { type OcrConfig, ops, TabwrightError } from '../../../engine/api.js';
 import { CommandFailure, type Data, invalidArgument } from '../envelope.js';
 import { mapEngineError } from '../error-map.js';
 import { dataUrl, taskDir, writeEvidence } from '../evidence.js';
@@ -17,23 +14,33 @@ import { indexTarget, OBSERVE_MS } from './act.js';
 import {
   ACTION_TIMEOUT_MS,
   budget,
-  def,
   ENGINE_MAX_TIMEOUT_MS,
+  type HttpMethod,
   indexSchema,
   type MethodContext,
-  type MethodDef,
+  method,
   pageOf,
   SCREENSHOT_TIMEOUT_MS,
 } from './common.js';
+import { FILE_REPLY } from './replies.js';
 import { frameParam, nthParam, selectorTarget } from './target.js';
 
 /**
  * Files (reference §8.3 upload_file + §10.4, §8.14 download_image, §14.6 ocr_image). The browser work is
- * in the engine (`src/engine/uploads.ts`, `resources.ts`, `ocr.ts`); staging is `../upload-staging.ts`.
+ * the engine's (page.upload, page.image, page.fetch, engine.ocr); staging is `../upload-staging.ts`.
  */
 
 function filesOf(ctx: MethodContext) {
   return ctx.files ?? resolveFilesConfig(ctx.engine.home);
+}
+
+/** Text in an image file through the engine's OCR operation. */
+function ocr(ctx: MethodContext, file: string, language: string, config: OcrConfig) {
+  return ops.ocr.call(ctx.engine, {
+    file,
+    language,
+    config: { engine: config.engine, command: config.command, timeoutMs: config.timeoutMs },
+  });
 }
 
 const targetParams = {
@@ -88,10 +95,49 @@ function withExtension(name: string, contentType: string | undefined): string {
 // ---------------------------------------------------------------------------------------------------
 // upload_file
 
-const uploadFile = def({
+const uploadFile = method({
   name: 'upload_file',
-  task: 'existing',
-  schema: z.object({
+  summary:
+    '把文件放到文件输入框上（服务器路径 path / paths，或 contentBase64 + filename，或 url），回执说明页面是否处理了文件',
+  ops: [ops.upload, ops.fetchResource],
+  meta: {
+    task: 'existing',
+    evidence: true,
+    reply: {
+      filesLength: '输入框上现在的文件数',
+      files: '输入框读回的文件名',
+      expectedFiles: '放上去的文件数',
+      listeners: '输入框的 change/input 监听器',
+      hasListeners: '有没有监听器（null：不知道）',
+      listenerDetection: '监听器是怎么读到的',
+      consumed: 'listener / noListener / unknown：页面是否会处理文件',
+      hint: '没有看到页面处理文件时下一步该怎么做',
+      changed: '观察窗口内页面有没有变化',
+      changeStatus: '变化判断',
+      effective: 'true：页面有反应；false：没有监听器也没有变化；null：无法判断',
+      elementGone: '输入框已不在页面上',
+      readbackNote: '读回文件列表时的说明',
+      matched: '选择器匹配到的元素数',
+      chosenIndex: '使用的是第几个匹配',
+      visibleMatched: '可见的匹配数',
+      selectorNote: '多个匹配时用的是哪一个',
+      explicitNth: '是否由 nth 指定',
+      target: '目标：index=N 或 selector=…',
+      input: '文件输入框（selector, multiple, accept）',
+      paths: '放到输入框上的服务器文件路径',
+      source: '文件来源：path / paths / contentBase64 / url',
+      stagedPath: '暂存文件的路径（contentBase64、url）',
+      size: '暂存文件的字节数',
+      sha256: '暂存文件的 SHA-256',
+      downloadedFrom: 'url 来源：下载地址',
+      finalUrl: 'url 来源：跳转后的地址',
+      downloadedContentType: 'url 来源：响应的类型',
+      actionStatus: 'completed / unknown',
+      dialog: '触发的原生对话框',
+      warnings: '引擎的提醒',
+    },
+  },
+  params: z.object({
     path: z.string().min(1).optional(),
     paths: z.array(z.string().min(1)).min(1).max(20).optional(),
     contentBase64: z.string().optional(),
@@ -130,9 +176,11 @@ const uploadFile = def({
       files = [staged.path];
       Object.assign(source, { stagedPath: staged.path, size: staged.size, sha256: staged.sha256 });
     } else {
-      const got = await fetchUrl(page, p.url!, { timeoutMs: 30_000, maxBytes: cfg.maxBytes }).catch((err) => {
-        throw mapEngineError('upload_file', err);
-      });
+      const got = await ops.fetchResource
+        .call(page, { url: p.url!, max_bytes: cfg.maxBytes }, { timeoutMs: 30_000 })
+        .catch((err) => {
+          throw mapEngineError('upload_file', err);
+        });
       const name = withExtension(
         sanitizeFilenameOr(p.filename ?? got.suggestedName, 'download'),
         p.contentType ?? got.contentType,
@@ -149,9 +197,13 @@ const uploadFile = def({
       });
     }
     const timeoutMs = budget(p.timeoutMs, ACTION_TIMEOUT_MS * 2);
-    let r: Awaited<ReturnType<typeof uploadFiles>>;
+    let r: Awaited<ReturnType<typeof ops.upload.call>>;
     try {
-      r = await uploadFiles(page, target, files, { timeoutMs, observe_ms: OBSERVE_MS, observe_min_ms: 300 });
+      r = await ops.upload.call(
+        page,
+        { target, files, observe_ms: OBSERVE_MS, observe_min_ms: 300 },
+        { timeoutMs },
+      );
     } catch (err) {
       const mapped = mapEngineError('upload_file', err);
       if (err instanceof TabwrightError && typeof err.details.match_count === 'number')
@@ -263,10 +315,30 @@ async function writeNew(dir: string, name: string, data: Buffer): Promise<string
   }
 }
 
-const downloadImage = def({
+const downloadImage = method({
   name: 'download_image',
-  task: 'existing',
-  schema: z.object({
+  summary: '下载图片元素的原始文件（先走浏览器上下文带 cookie，再在页面里取），存到任务的数据目录',
+  ops: [ops.image],
+  meta: {
+    task: 'existing',
+    reply: {
+      ...FILE_REPLY,
+      filename: '保存的文件名',
+      sha256: '文件的 SHA-256',
+      contentType: '图片类型',
+      srcUrl: '图片的地址',
+      finalUrl: '跳转后的地址',
+      via: '取图的方式：context / page',
+      naturalWidth: '原始宽度',
+      naturalHeight: '原始高度',
+      source: '地址来自哪个属性',
+      attempts: '失败的尝试',
+      target: '目标：index=N 或 selector=…',
+      lazySrc: '懒加载图片的真实地址（data-src 等）',
+      hint: '下一步建议（懒加载、OCR）',
+    },
+  },
+  params: z.object({
     ...targetParams,
     filename: z.string().min(1).optional(),
     timeoutMs: z.number().int().min(1).max(120_000).optional(),
@@ -274,9 +346,11 @@ const downloadImage = def({
   async run(ctx, p) {
     const { target, label } = await targetOf(ctx, p);
     const custom = p.filename !== undefined ? sanitizeFilename(p.filename) : undefined;
-    const img = await fetchImage(pageOf(ctx), target, {
-      timeoutMs: Math.min(p.timeoutMs ?? 30_000, ENGINE_MAX_TIMEOUT_MS),
-    });
+    const img = await ops.image.call(
+      pageOf(ctx),
+      { target },
+      { timeoutMs: Math.min(p.timeoutMs ?? 30_000, ENGINE_MAX_TIMEOUT_MS) },
+    );
     const ext = EXT_BY_TYPE[img.contentType] ?? (img.contentType === 'image/svg+xml' ? '.svg' : '.bin');
     const dir = taskDir(ctx.dataDir, ctx.task!.id);
     const file = custom
@@ -357,10 +431,29 @@ async function imageFile(ctx: MethodContext, raw: string): Promise<string> {
   return file;
 }
 
-const ocrImageMethod = def({
+const ocrImageMethod = method({
   name: 'ocr_image',
-  task: 'existing',
-  schema: z.object({
+  summary: '识别图片里的文字：服务器上的图片（path、/data/ 地址），或现场截取的元素（index / selector）',
+  ops: [ops.ocr, ops.screenshot, ops.locate],
+  meta: {
+    task: 'existing',
+    reply: {
+      ok: 'true：识别完成',
+      text: '识别出的文字',
+      lineCount: '行数',
+      imagePath: '图片在服务器上的路径',
+      imageUrl: '图片的 GET 地址',
+      target: '现场截取的元素：index=N 或 selector=…',
+      language: '识别语言',
+      engine: '使用的 OCR 引擎',
+      commandSource: 'OCR 命令来自哪里',
+      engineLanguage: '引擎使用的语言代码',
+      durationMs: '识别耗时',
+      empty: '没有识别出文字',
+      hint: '没有文字时的建议',
+    },
+  },
+  params: z.object({
     path: z.string().min(1).optional(),
     ...targetParams,
     language: z.string().min(1).optional(),
@@ -391,8 +484,9 @@ const ocrImageMethod = def({
       const ref =
         'element_ref' in t.target
           ? t.target.element_ref
-          : (await page.locate(t.target, { timeoutMs: 10_000 })).element_ref;
-      const shot = await page.screenshot(
+          : (await ops.locate.call(page, { target: t.target }, { timeoutMs: 10_000 })).element_ref;
+      const shot = await ops.screenshot.call(
+        page,
         { element: { ref }, format: 'png' },
         { timeoutMs: SCREENSHOT_TIMEOUT_MS },
       );
@@ -402,7 +496,7 @@ const ocrImageMethod = def({
     const imageUrl = dataUrl(ctx.dataDir, file);
     const around: Data = { imagePath: file, imageUrl, target, language };
     try {
-      const r = await ocrImage(file, language, p.timeoutMs ? { ...cfg, timeoutMs: p.timeoutMs } : cfg);
+      const r = await ocr(ctx, file, language, p.timeoutMs ? { ...cfg, timeoutMs: p.timeoutMs } : cfg);
       return {
         ok: true,
         text: r.text,
@@ -453,7 +547,7 @@ const ocrImageMethod = def({
   },
 });
 
-export const FILES: MethodDef[] = [uploadFile, downloadImage, ocrImageMethod];
+export const FILES: HttpMethod[] = [uploadFile, downloadImage, ocrImageMethod];
 
 /** For request_human_input's `ocr:true`. */
 export async function ocrForHuman(
@@ -462,7 +556,7 @@ export async function ocrForHuman(
   language: string | undefined,
 ): Promise<Data> {
   try {
-    const r = await ocrImage(file, language ?? 'zh-Hans-CN', filesOf(ctx).ocr);
+    const r = await ocr(ctx, file, language ?? 'zh-Hans-CN', filesOf(ctx).ocr);
     return {
       available: true,
       ok: true,

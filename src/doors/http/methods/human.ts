@@ -1,23 +1,27 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { type HumanInputRecord, HumanInputStore, type HumanStep } from '../../../engine/human-input.js';
+import { ops, questionAnswers } from '../../../engine/api.js';
+import type { HumanInputRecord, HumanStep } from '../../../engine/human-input.js';
 import type { Data } from '../envelope.js';
 import { invalidArgument } from '../envelope.js';
 import { dataUrl, taskDir, writeEvidence } from '../evidence.js';
 import {
-  def,
+  type HttpMethod,
   indexSchema,
   type MethodContext,
-  type MethodDef,
+  method,
+  pageOrNone,
+  type ReplyFields,
   SCREENSHOT_TIMEOUT_MS,
   sessionOf,
+  urlOf,
 } from './common.js';
 import { ocrForHuman } from './files.js';
 import { frameParam, shotElement } from './target.js';
 
 /**
- * Human in the loop (reference §14) over the engine's HumanInputStore
- * (engine.humanInput), which the dashboard (GET /) shows and answers.
+ * Human in the loop (reference §14) over the engine's human.* operations (its HumanInputStore),
+ * which the dashboard (GET /) shows and answers.
  * get/submit never take the task lock: a long-poll must not block the
  * task's other commands, nor the answer that ends it.
  */
@@ -67,7 +71,7 @@ export function humanData(rec: HumanInputRecord, now = Date.now()): Data {
     answer: single,
     steps: rec.steps.map(stepData),
     pendingSteps: rec.status === 'partial' ? pending.map((s) => s.step_id) : undefined,
-    answers: rec.kind === 'question' ? HumanInputStore.questionAnswers(rec) : undefined,
+    answers: rec.kind === 'question' ? questionAnswers(rec) : undefined,
     markedDone: rec.marked_done || undefined,
     expired: rec.status === 'expired' || undefined,
     hint:
@@ -93,10 +97,57 @@ const stepSchema = z.object({
   frame: frameParam,
 });
 
-const requestHumanInput = def({
+/** The fields of a human input record (humanData). */
+const RECORD_REPLY: ReplyFields = {
+  requestId: '请求 id',
+  kind: 'request_human_input 或 ask_user',
+  status: 'pending / partial / answered / expired',
+  prompt: '提示',
+  answer: '只有一步时的回答',
+  steps:
+    '步骤：stepId, prompt, status, answer, answeredAt, selector, index, frame, header, options, multiSelect, imageUrl',
+  pendingSteps: 'partial 时还没回答的步骤',
+  answers: 'ask_user：每个问题的回答（id, selected, custom）',
+  markedDone: '用户表示已在浏览器里完成',
+  expired: '已过期',
+  hint: '下一步建议',
+  createdAt: '创建时间（毫秒时间戳）',
+  expiresAt: '过期时间（毫秒时间戳）',
+  expiresInSeconds: '还有多少秒过期',
+  answeredAt: '回答时间',
+  url: '发起请求时的页面 URL',
+  imageUrl: '元素图片的 GET 地址',
+  taskId: '任务 id',
+};
+
+const requestHumanInput = method({
   name: 'request_human_input',
-  task: 'existing',
-  schema: z.object({
+  summary: '请人来操作或回答（提示、步骤、元素截图），显示在控制台（GET /）上；用 get_human_input 等待回答',
+  ops: [ops.requestHuman, ops.screenshot, ops.bringToFront],
+  meta: {
+    task: 'existing',
+    reply: {
+      requestId: '请求 id（get_human_input / submit_human_input 用）',
+      prompt: '提示',
+      status: 'pending',
+      expiresAt: '过期时间（毫秒时间戳）',
+      expiresInSeconds: '还有多少秒过期',
+      url: '页面 URL',
+      imagePath: '元素截图在服务器上的路径',
+      imageUrl: '元素截图的 GET 地址',
+      imageTarget: '截图的元素',
+      imageSize: '截图字节数',
+      imageError: '没能截图的原因（请求照样记录）',
+      base64Omitted: '默认不内联图片',
+      imageBase64: 'inline:true 时的图片',
+      imageNote: '说明',
+      ocr: 'ocr:true 时的识别结果',
+      steps: '步骤',
+      dashboard: '控制台地址',
+      note: '说明',
+    },
+  },
+  params: z.object({
     prompt: z.string().optional(),
     index: indexSchema.optional(),
     selector: z.string().min(1).optional(),
@@ -113,6 +164,7 @@ const requestHumanInput = def({
     }
     const session = sessionOf(ctx);
     const page = session.page();
+    const url = await urlOf(page);
     const image = await captureElement(ctx, p);
     // Steps that point at an element get its image too (best effort, like the request's own).
     const steps = [];
@@ -123,18 +175,18 @@ const requestHumanInput = def({
         image: shot ? { path: shot.path, url: shot.url, target: shot.target, size: shot.size } : null,
       });
     }
-    const rec = ctx.engine.humanInput.create({
+    const rec = await ops.requestHuman.call(ctx.engine, {
       kind: 'action',
       id_prefix: `hr-${ctx.id}`,
       prompt: p.prompt,
       steps,
       ...deadlineOf(p),
       owner: { door: 'http', task_id: ctx.id, session_id: session.id, page_id: page.id },
-      url: page.url(),
+      url,
       image: image ? { path: image.path, url: image.url, target: image.target, size: image.size } : null,
     });
     // The reference brings the tab to front so a person at a headed browser sees it.
-    await page.bringToFront({ timeoutMs: 5_000 }).catch(() => {});
+    await ops.bringToFront.call(page, {}, { timeoutMs: 5_000 }).catch(() => {});
     const now = Date.now();
     return {
       requestId: rec.id,
@@ -176,9 +228,11 @@ async function captureElement(
   if (p.index === undefined && !p.selector) return undefined;
   try {
     const element = await shotElement(ctx, p);
-    const shot = await sessionOf(ctx)
-      .page()
-      .screenshot({ element, format: 'png' }, { timeoutMs: SCREENSHOT_TIMEOUT_MS });
+    const shot = await ops.screenshot.call(
+      sessionOf(ctx).page(),
+      { element, format: 'png' },
+      { timeoutMs: SCREENSHOT_TIMEOUT_MS },
+    );
     const file = join(taskDir(ctx.dataDir, ctx.task!.id), `human-${Date.now()}-${++imageSeq}.png`);
     await writeEvidence(file, shot.data);
     return {
@@ -200,10 +254,22 @@ const optionSchema = z.union([
   z.object({ label: z.string().min(1), description: z.string().optional() }),
 ]);
 
-const askUser = def({
+const askUser = method({
   name: 'ask_user',
-  task: 'existing-unlocked',
-  schema: z.object({
+  summary: '向用户提问（可带选项、多选），显示在控制台上；不占任务锁',
+  ops: [ops.requestHuman],
+  meta: {
+    task: 'existing-unlocked',
+    reply: {
+      requestId: '请求 id',
+      status: 'pending',
+      questions: '问题：id, question, header, options, multiSelect',
+      questionIds: '问题 id',
+      expiresAt: '过期时间（毫秒时间戳）',
+      expiresInSeconds: '还有多少秒过期',
+    },
+  },
+  params: z.object({
     questions: z
       .array(
         z.object({
@@ -220,7 +286,7 @@ const askUser = def({
   }),
   async run(ctx, p) {
     const session = ctx.task?.session;
-    const rec = ctx.engine.humanInput.create({
+    const rec = await ops.requestHuman.call(ctx.engine, {
       kind: 'question',
       id_prefix: `aq-${ctx.id}`,
       steps: p.questions.map((q, i) => ({
@@ -232,7 +298,7 @@ const askUser = def({
       })),
       ...deadlineOf(p),
       owner: { door: 'http', task_id: ctx.id, session_id: session?.id },
-      url: safeUrl(ctx),
+      url: await safeUrl(ctx),
     });
     return {
       requestId: rec.id,
@@ -251,20 +317,19 @@ const askUser = def({
   },
 });
 
-function safeUrl(ctx: MethodContext): string | null {
-  try {
-    return ctx.task?.session?.page().url() ?? null;
-  } catch {
-    return null;
-  }
+async function safeUrl(ctx: MethodContext): Promise<string | null> {
+  const page = pageOrNone(ctx);
+  return page ? urlOf(page).catch(() => null) : null;
 }
 
 const answerValue = z.union([z.string(), z.array(z.string())]);
 
-const submitHumanInput = def({
+const submitHumanInput = method({
   name: 'submit_human_input',
-  task: 'existing-unlocked',
-  schema: z.object({
+  summary: '提交人的回答：answer、stepId + answer、answers，或 done:true（已在浏览器里完成）',
+  ops: [ops.answerHuman],
+  meta: { task: 'existing-unlocked', reply: { ...RECORD_REPLY, submitted: 'true' } },
+  params: z.object({
     requestId: z.string().min(1),
     answer: answerValue.optional(),
     stepId: z.union([z.string().min(1), z.number()]).optional(),
@@ -277,29 +342,34 @@ const submitHumanInput = def({
         field: 'answer',
       });
     }
-    const rec = ctx.engine.humanInput.submit(p.requestId, {
-      answer: p.answer,
-      step_id: p.stepId === undefined ? undefined : String(p.stepId),
-      answers: p.answers,
-      done: p.done,
+    const rec = await ops.answerHuman.call(ctx.engine, {
+      id: p.requestId,
+      submission: {
+        answer: p.answer,
+        step_id: p.stepId === undefined ? undefined : String(p.stepId),
+        answers: p.answers,
+        done: p.done,
+      },
     });
     return { ...humanData(rec), submitted: true };
   },
 });
 
-const getHumanInput = def({
+const getHumanInput = method({
   name: 'get_human_input',
-  task: 'existing-unlocked',
-  schema: z.object({
+  summary: '读取人的回答；timeoutSeconds > 0 时长轮询到有变化（最多 300 秒）；不占任务锁',
+  ops: [ops.waitForHuman],
+  meta: { task: 'existing-unlocked', reply: { ...RECORD_REPLY, waitedMs: '等待了多少毫秒' } },
+  params: z.object({
     requestId: z.string().min(1),
     timeoutSeconds: z.number().min(0).optional(),
   }),
   async run(ctx, p) {
     const ms = Math.round(Math.min(p.timeoutSeconds ?? 0, MAX_POLL_S) * 1000);
     const began = Date.now();
-    const rec = await ctx.engine.humanInput.wait(p.requestId, ms);
+    const rec = await ops.waitForHuman.call(ctx.engine, { id: p.requestId, timeout_ms: ms });
     return { ...humanData(rec), waitedMs: Date.now() - began };
   },
 });
 
-export const HUMAN: MethodDef[] = [requestHumanInput, askUser, submitHumanInput, getHumanInput];
+export const HUMAN: HttpMethod[] = [requestHumanInput, askUser, submitHumanInput, getHumanInput];

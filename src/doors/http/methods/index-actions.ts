@@ -1,67 +1,85 @@
 import { z } from 'zod';
 import type { Target } from '../../../engine/actions/types.js';
-import { readElement } from '../../../engine/element-reads.js';
+import { ops } from '../../../engine/api.js';
 import type { Data } from '../envelope.js';
 import { actionSummary } from '../render/receipts.js';
-import { act, clickSpec, indexTarget, receiptData } from './act.js';
+import { act, click, clickFields, indexTarget, receiptData } from './act.js';
 import {
   budget,
   clickMode,
-  def,
   fail,
+  type HttpMethod,
   indexSchema,
   type MethodContext,
-  type MethodDef,
+  method,
   pageOf,
   READ_TIMEOUT_MS,
   timeoutMsSchema,
 } from './common.js';
+import { ACTION_REPLY, CLICK_REPLY } from './replies.js';
 
 function hitOf(index: number, t: ReturnType<typeof indexTarget>): Data {
   return { index, tag: t.info.tag, text: t.info.text || t.info.name || undefined };
 }
 
-function clickByIndex(name: string, clicks: number): MethodDef {
-  return def({
+function clickByIndex(name: string, clicks: number, summary: string): HttpMethod {
+  return method({
     name,
-    task: 'existing',
-    receipt: true,
-    schema: z.object({ index: indexSchema, mode: clickMode, timeoutMs: timeoutMsSchema }),
+    summary,
+    ops: [ops.click],
+    meta: { task: 'existing', evidence: true, receipt: true, reply: CLICK_REPLY },
+    params: z.object({ index: indexSchema, mode: clickMode, timeoutMs: timeoutMsSchema }),
     async run(ctx, p) {
       const t = indexTarget(ctx, p.index);
-      const a = await act(ctx, { element_ref: t.ref }, clickSpec(p.mode, clicks), p.timeoutMs);
+      const a = await click(ctx, { element_ref: t.ref }, clickFields(p.mode, clicks), p.timeoutMs);
       return receiptData(a, hitOf(p.index, t), p.mode);
     },
   });
 }
 
-function simpleByIndex(name: string, action: 'hover' | 'focus'): MethodDef {
-  return def({
+function moveToIndex(name: string, action: 'hover' | 'focus', summary: string): HttpMethod {
+  const op = action === 'hover' ? ops.hover : ops.focus;
+  return method({
     name,
-    task: 'existing',
-    schema: z.object({ index: indexSchema, timeoutMs: timeoutMsSchema }),
+    summary,
+    ops: [op],
+    meta: { task: 'existing', evidence: true, reply: ACTION_REPLY },
+    params: z.object({ index: indexSchema, timeoutMs: timeoutMsSchema }),
     async run(ctx, p) {
-      const t = indexTarget(ctx, p.index);
-      const a = await act(ctx, { element_ref: t.ref }, { action }, p.timeoutMs);
+      const target = { element_ref: indexTarget(ctx, p.index).ref };
+      const a = await act(ctx, 'other', p.timeoutMs, (page, w, o) => op.call(page, { target, ...w }, o));
       return actionSummary(a.receipt);
     },
   });
 }
 
-function checkByIndex(name: string, action: 'check' | 'uncheck'): MethodDef {
-  return def({
+function checkByIndex(name: string, checked: boolean, summary: string): HttpMethod {
+  const op = checked ? ops.check : ops.uncheck;
+  return method({
     name,
-    task: 'existing',
-    schema: z.object({ index: indexSchema, mode: clickMode, timeoutMs: timeoutMsSchema }),
+    summary,
+    ops: [op],
+    meta: {
+      task: 'existing',
+      evidence: true,
+      reply: { ...ACTION_REPLY, checked: checked ? 'true：已勾选' : 'false：已取消勾选' },
+    },
+    params: z.object({ index: indexSchema, mode: clickMode, timeoutMs: timeoutMsSchema }),
     async run(ctx, p) {
-      const t = indexTarget(ctx, p.index);
-      const a = await act(ctx, { element_ref: t.ref }, { action }, p.timeoutMs);
-      return { ...actionSummary(a.receipt), checked: action === 'check' };
+      const target = { element_ref: indexTarget(ctx, p.index).ref };
+      const a = await act(ctx, 'other', p.timeoutMs, (page, w, o) => op.call(page, { target, ...w }, o));
+      return { ...actionSummary(a.receipt), checked };
     },
   });
 }
 
 const INPUT_MODES = z.enum(['auto', 'native', 'type', 'js', 'fill']).optional();
+
+export const INPUT_REPLY = {
+  mode: '实际使用的方式：native（替换内容）或 type（逐键输入）',
+  committed: '值是通过真实输入写入的（框架的数据模型能收到）',
+  ...ACTION_REPLY,
+};
 
 /** input_text / input_text_by_*: replace the content (fill), or key by key with mode "type". */
 export async function inputInto(
@@ -81,8 +99,12 @@ export async function inputInto(
   }
   const a =
     mode === 'type'
-      ? await act(ctx, target, { action: 'type', text, replace: true, key_by_key: true }, timeoutMs)
-      : await act(ctx, target, { action: 'fill', value: text }, timeoutMs);
+      ? await act(ctx, 'other', timeoutMs, (page, w, o) =>
+          ops.type.call(page, { target, text, replace: true, key_by_key: true, ...w }, o),
+        )
+      : await act(ctx, 'other', timeoutMs, (page, w, o) =>
+          ops.fill.call(page, { target, value: text, ...w }, o),
+        );
   return {
     mode: mode === 'type' ? 'type' : 'native',
     committed: true,
@@ -90,10 +112,12 @@ export async function inputInto(
   };
 }
 
-const inputText = def({
+const inputText = method({
   name: 'input_text',
-  task: 'existing',
-  schema: z.object({
+  summary: '替换索引指向的输入框的内容（真实输入；mode:"type" 逐键输入）',
+  ops: [ops.fill, ops.type],
+  meta: { task: 'existing', evidence: true, reply: INPUT_REPLY },
+  params: z.object({
     index: indexSchema,
     text: z.string().min(1),
     mode: INPUT_MODES,
@@ -105,34 +129,32 @@ const inputText = def({
   },
 });
 
-const typeText = def({
+const typeText = method({
   name: 'type_text',
-  task: 'existing',
-  schema: z.object({ index: indexSchema, text: z.string().min(1), timeoutMs: timeoutMsSchema }),
+  summary: '在索引指向的元素里逐键输入文字（不清空原内容）',
+  ops: [ops.type],
+  meta: { task: 'existing', evidence: true, reply: { mode: 'type', ...ACTION_REPLY } },
+  params: z.object({ index: indexSchema, text: z.string().min(1), timeoutMs: timeoutMsSchema }),
   async run(ctx, p) {
-    const t = indexTarget(ctx, p.index);
-    const a = await act(
-      ctx,
-      { element_ref: t.ref },
-      { action: 'type', text: p.text, key_by_key: true },
-      p.timeoutMs,
+    const target = { element_ref: indexTarget(ctx, p.index).ref };
+    const a = await act(ctx, 'other', p.timeoutMs, (page, w, o) =>
+      ops.type.call(page, { target, text: p.text, key_by_key: true, ...w }, o),
     );
     return { mode: 'type', ...actionSummary(a.receipt) };
   },
 });
 
-const dragByIndex = def({
+const dragByIndex = method({
   name: 'drag_element_by_index',
-  task: 'existing',
-  schema: z.object({ index: indexSchema, targetIndex: indexSchema, timeoutMs: timeoutMsSchema }),
+  summary: '把 index 指向的元素拖到 targetIndex 指向的元素上',
+  ops: [ops.drag],
+  meta: { task: 'existing', evidence: true, reply: ACTION_REPLY },
+  params: z.object({ index: indexSchema, targetIndex: indexSchema, timeoutMs: timeoutMsSchema }),
   async run(ctx, p) {
     const from = indexTarget(ctx, p.index);
     const to = indexTarget(ctx, p.targetIndex);
-    const a = await act(
-      ctx,
-      { element_ref: from.ref },
-      { action: 'drag', to: { element_ref: to.ref } },
-      p.timeoutMs,
+    const a = await act(ctx, 'other', p.timeoutMs, (page, w, o) =>
+      ops.drag.call(page, { target: { element_ref: from.ref }, to: { element_ref: to.ref }, ...w }, o),
     );
     return actionSummary(a.receipt);
   },
@@ -159,30 +181,41 @@ const keysParam = z
 
 async function sendKeys(ctx: MethodContext, keys: string): Promise<Data> {
   const page = pageOf(ctx);
-  const timeoutMs = budget(undefined, READ_TIMEOUT_MS);
+  const o = { timeoutMs: budget(undefined, READ_TIMEOUT_MS) };
   if (KEY_NAME.test(keys) && (keys.length > 1 || keys.includes('+'))) {
     const chord = keys
       .replace(/^Ctrl\+/, 'Control+')
       .replace(/\bEsc$/, 'Escape')
       .replace(/\bSpace$/, ' ');
-    const r = await page.act(undefined, { action: 'press', key: chord }, { timeoutMs });
+    const r = await ops.press.call(page, { target: undefined, key: chord }, o);
     return { mode: 'press', keys, ...actionSummary(r) };
   }
-  const r = await page.act(undefined, { action: 'type', text: keys, key_by_key: true }, { timeoutMs });
+  const r = await ops.type.call(page, { target: undefined, text: keys, key_by_key: true }, o);
   return { mode: 'type', text: keys, ...actionSummary(r) };
 }
 
-const sendKeysDef = def({
+const SEND_KEYS_REPLY = {
+  mode: 'press = 按键或组合键；type = 逐字输入的文字',
+  keys: '按下的键（mode 为 press 时）',
+  text: '输入的文字（mode 为 type 时）',
+  ...ACTION_REPLY,
+};
+
+const sendKeysMethod = method({
   name: 'send_keys',
-  task: 'existing',
-  schema: z.object({ keys: keysParam }),
+  summary: '向有焦点的元素按键（Enter、Control+A 等）或逐字输入文字',
+  ops: [ops.press, ops.type],
+  meta: { task: 'existing', evidence: true, reply: SEND_KEYS_REPLY },
+  params: z.object({ keys: keysParam }),
   run: (ctx, p) => sendKeys(ctx, p.keys),
 });
 
-const pressKey = def({
+const pressKey = method({
   name: 'press_key',
-  task: 'existing',
-  schema: z.object({ key: keysParam.optional(), keys: keysParam.optional() }),
+  summary: 'send_keys 的别名（参数 key 或 keys）',
+  ops: [ops.press, ops.type],
+  meta: { task: 'existing', evidence: true, reply: SEND_KEYS_REPLY },
+  params: z.object({ key: keysParam.optional(), keys: keysParam.optional() }),
   async run(ctx, p) {
     const k = p.key ?? p.keys;
     if (!k) throw fail(ctx.method, 'ACTION_FAILED', '缺少参数 key', { invalidArgument: true, field: 'key' });
@@ -190,17 +223,20 @@ const pressKey = def({
   },
 });
 
-const getDropdownOptions = def({
+const getDropdownOptions = method({
   name: 'get_dropdown_options',
-  task: 'existing',
-  schema: z.object({ index: indexSchema }),
+  summary: '读取索引指向的下拉框（select）的选项文字',
+  ops: [ops.readOneElement],
+  meta: { task: 'existing', reply: { options: '选项的文字（label）', count: '选项个数' } },
+  params: z.object({ index: indexSchema }),
   async run(ctx, p) {
     const t = indexTarget(ctx, p.index);
-    const options = (
-      await readElement(pageOf(ctx), { element_ref: t.ref }, 'options', null, {
-        timeoutMs: READ_TIMEOUT_MS,
-      })
-    ).value as string[] | null;
+    const read = await ops.readOneElement.call(
+      pageOf(ctx),
+      { target: { element_ref: t.ref }, kind: 'options' },
+      { timeoutMs: READ_TIMEOUT_MS },
+    );
+    const options = read.value as string[] | null;
     if (options === null) {
       throw fail(ctx.method, 'ACTION_FAILED', `索引 ${p.index} 不是下拉框（select）`, { index: p.index });
     }
@@ -208,21 +244,31 @@ const getDropdownOptions = def({
   },
 });
 
-const selectDropdownOption = def({
+const selectDropdownOption = method({
   name: 'select_dropdown_option',
-  task: 'existing',
-  schema: z.object({ index: indexSchema, text: z.string().min(1), timeoutMs: timeoutMsSchema }),
+  summary: '在索引指向的下拉框里按文字（label）选中一项',
+  ops: [ops.select],
+  meta: { task: 'existing', evidence: true, reply: { selected: '选中的选项文字', ...ACTION_REPLY } },
+  params: z.object({ index: indexSchema, text: z.string().min(1), timeoutMs: timeoutMsSchema }),
   async run(ctx, p) {
-    const t = indexTarget(ctx, p.index);
-    const a = await act(ctx, { element_ref: t.ref }, { action: 'select', labels: [p.text] }, p.timeoutMs);
+    const target = { element_ref: indexTarget(ctx, p.index).ref };
+    const a = await act(ctx, 'other', p.timeoutMs, (page, w, o) =>
+      ops.select.call(page, { target, labels: [p.text], ...w }, o),
+    );
     return { selected: p.text, ...actionSummary(a.receipt) };
   },
 });
 
-const scroll = def({
+const scroll = method({
   name: 'scroll',
-  task: 'existing',
-  schema: z.object({
+  summary: '按页滚动页面（或索引指向的元素）：down:true 向下，否则向上',
+  ops: [ops.scroll],
+  meta: {
+    task: 'existing',
+    evidence: true,
+    reply: { direction: 'down 或 up', numPages: '滚动的页数', ...ACTION_REPLY },
+  },
+  params: z.object({
     down: z.boolean().optional(),
     numPages: z.number().positive().max(100),
     index: indexSchema.optional(),
@@ -230,38 +276,43 @@ const scroll = def({
   async run(ctx, p) {
     const pages = (p.down ? 1 : -1) * p.numPages;
     const target = p.index !== undefined ? { element_ref: indexTarget(ctx, p.index).ref } : undefined;
-    const a = await act(ctx, target, { action: 'scroll', pages }, 10_000);
+    const a = await act(ctx, 'other', 10_000, (page, w, o) =>
+      ops.scroll.call(page, { target, pages, ...w }, o),
+    );
     return { direction: p.down ? 'down' : 'up', numPages: p.numPages, ...actionSummary(a.receipt) };
   },
 });
 
-const scrollToText = def({
+const scrollToText = method({
   name: 'scroll_to_text',
-  task: 'existing',
-  schema: z.object({ text: z.string().min(1), timeoutSeconds: z.number().positive().max(60).optional() }),
+  summary: '等到页面出现这段文字（默认最多 30 秒），再把它滚动到可见位置',
+  ops: [ops.wait, ops.scroll],
+  meta: { task: 'existing', evidence: true, reply: ACTION_REPLY },
+  params: z.object({ text: z.string().min(1), timeoutSeconds: z.number().positive().max(60).optional() }),
   async run(ctx, p) {
-    const page = pageOf(ctx);
-    await page.wait(
-      { text_present: p.text },
-      {},
+    await ops.wait.call(
+      pageOf(ctx),
+      { conditions: { text_present: p.text } },
       { timeoutMs: budget((p.timeoutSeconds ?? 30) * 1000, 30_000) },
     );
-    const a = await act(ctx, { text: p.text }, { action: 'scroll', into_view: true }, 10_000);
+    const a = await act(ctx, 'other', 10_000, (page, w, o) =>
+      ops.scroll.call(page, { target: { text: p.text }, into_view: true, ...w }, o),
+    );
     return actionSummary(a.receipt);
   },
 });
 
-export const INDEX_ACTIONS: MethodDef[] = [
-  clickByIndex('click_element_by_index', 1),
-  clickByIndex('double_click_element_by_index', 2),
-  simpleByIndex('hover_element_by_index', 'hover'),
-  simpleByIndex('focus_element_by_index', 'focus'),
-  checkByIndex('check_element_by_index', 'check'),
-  checkByIndex('uncheck_element_by_index', 'uncheck'),
+export const INDEX_ACTIONS: HttpMethod[] = [
+  clickByIndex('click_element_by_index', 1, '点击索引指向的元素（索引来自 get_browser_state），返回点击回执'),
+  clickByIndex('double_click_element_by_index', 2, '双击索引指向的元素，返回点击回执'),
+  moveToIndex('hover_element_by_index', 'hover', '把鼠标移到索引指向的元素上'),
+  moveToIndex('focus_element_by_index', 'focus', '让索引指向的元素获得焦点'),
+  checkByIndex('check_element_by_index', true, '勾选索引指向的复选框或单选框'),
+  checkByIndex('uncheck_element_by_index', false, '取消勾选索引指向的复选框'),
   inputText,
   typeText,
   dragByIndex,
-  sendKeysDef,
+  sendKeysMethod,
   pressKey,
   getDropdownOptions,
   selectDropdownOption,

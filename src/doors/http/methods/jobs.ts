@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Data, invalidArgument } from '../envelope.js';
 import { jobData, jobsOf, KEEP_JOBS } from '../jobs.js';
-import { def, fail, type MethodContext, type MethodDef } from './common.js';
+import { fail, type HttpMethod, type MethodContext, method, type ReplyFields } from './common.js';
 
 /** Async jobs (reference §13.5): get_job, cancel_job, list_jobs; `commands` with async:true starts one. */
 
@@ -26,10 +26,29 @@ export function startAsyncBatch(
 
 const jobIdSchema = z.string().min(1);
 
-const getJob = def({
+const JOB_REPLY: ReplyFields = {
+  jobId: '后台任务 id',
+  kind: 'commands',
+  browserId: '任务 id',
+  status: 'running / done / failed / cancelled',
+  createdAt: '开始时间',
+  finishedAt: '结束时间',
+  elapsedMs: '已用毫秒',
+  steps: '已开始的步数',
+  totalSteps: '总步数',
+  currentStep: '正在执行的方法',
+  cancelRequested: '已请求取消',
+  ok: '结束后：是否成功',
+  msg: '失败时的消息',
+  data: 'includeResult 时：批量的结果',
+  hint: '还在执行时的说明',
+};
+
+const getJob = method({
   name: 'get_job',
-  task: 'none',
-  schema: z.object({ jobId: jobIdSchema, includeResult: z.boolean().optional() }),
+  summary: '后台任务（commands async:true）的状态、进度和结果',
+  meta: { task: 'none', reply: JOB_REPLY },
+  params: z.object({ jobId: jobIdSchema, includeResult: z.boolean().optional() }),
   async run(ctx, p) {
     const job = jobsOf(ctx).get(p.jobId);
     if (!job) throw unknownJob(ctx, p.jobId);
@@ -37,10 +56,15 @@ const getJob = def({
   },
 });
 
-const cancelJob = def({
+const cancelJob = method({
   name: 'cancel_job',
-  task: 'none',
-  schema: z.object({ jobId: jobIdSchema }),
+  summary: '取消后台任务：正在执行的一步不打断，下一步开始前生效',
+  effect: 'session',
+  meta: {
+    task: 'none',
+    reply: { jobId: '后台任务 id', cancelRequested: '已请求取消', status: '当前状态', note: '说明' },
+  },
+  params: z.object({ jobId: jobIdSchema }),
   async run(ctx, p) {
     const job = jobsOf(ctx).cancel(p.jobId);
     if (!job) throw unknownJob(ctx, p.jobId);
@@ -56,10 +80,14 @@ const cancelJob = def({
   },
 });
 
-const listJobs = def({
+const listJobs = method({
   name: 'list_jobs',
-  task: 'none',
-  schema: z.object({ limit: z.number().int().min(1).optional() }),
+  summary: '最近的后台任务（最新的在前；只在内存里保留 50 个）',
+  meta: {
+    task: 'none',
+    reply: { count: '返回的个数', jobs: '后台任务（不含结果）', kept: '最多保留的个数' },
+  },
+  params: z.object({ limit: z.number().int().min(1).optional() }),
   async run(ctx, p) {
     const jobs = jobsOf(ctx).list(Math.min(p.limit ?? 20, KEEP_JOBS));
     return { count: jobs.length, jobs: jobs.map((j) => jobData(j, false)), kept: KEEP_JOBS };
@@ -77,4 +105,4 @@ function unknownJob(ctx: MethodContext, jobId: string) {
   );
 }
 
-export const JOBS: MethodDef[] = [getJob, cancelJob, listJobs];
+export const JOBS: HttpMethod[] = [getJob, cancelJob, listJobs];

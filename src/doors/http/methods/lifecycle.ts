@@ -1,21 +1,37 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { narrowPolicy } from '../../../engine/api.js';
+import { narrowPolicy, ops, profileDir, TabwrightError } from '../../../engine/api.js';
 import type { Engine } from '../../../engine/engine.js';
-import { TabwrightError } from '../../../engine/errors.js';
-import { profileDir } from '../../../engine/home.js';
 import { CommandFailure, invalidArgument } from '../envelope.js';
 import { lastNumber, SHOT_PATTERN, taskDir } from '../evidence.js';
 import type { Task } from '../tasks.js';
-import { def, type MethodDef, originPolicyData, START_TIMEOUT_MS } from './common.js';
+import { type HttpMethod, method, originPolicyData, START_TIMEOUT_MS } from './common.js';
 
 const BROWSERS_OK = new Set(['auto', 'default', 'chromium', 'bundled']);
 const BROWSERS_KNOWN = new Set(['chrome', 'google-chrome', 'edge', 'msedge', 'firefox', 'ff', 'gecko']);
 
-const start = def({
+const start = method({
   name: 'start',
-  task: 'new',
-  schema: z.object({
+  summary: '启动一个浏览器任务（不传 id 时分配一个）；可指定 profile、来源白名单和网络记录',
+  ops: [ops.startSession, ops.dialogPolicy, ops.sessionInfo],
+  meta: {
+    task: 'new',
+    reply: {
+      id: '任务 id（之后每条命令都要带）',
+      browser:
+        '浏览器：type, engine, mode, label, version, headless, profile, userProfile, profileSeenBefore',
+      requestedBrowser: '回显的 browser',
+      effectiveBrowser: '实际使用的浏览器（chromium）',
+      engineHonored: 'true',
+      profileSeenBefore: 'false：profile 目录是刚创建的（没有任何登录）',
+      headlessHonored: '请求的 headless 是否生效',
+      headlessNote: '没有生效时的说明',
+      sessionId: '引擎会话 id',
+      networkRecording: 'on / off / on(按全局配置)',
+      originPolicy: '来源白名单：restricted, allowedOrigins, allowedHostPatterns, subresources, source, note',
+    },
+  },
+  params: z.object({
     headless: z.boolean().optional(),
     browser: z.string().optional(),
     profile: z.string().min(1).optional(),
@@ -70,18 +86,17 @@ const start = def({
     void task.lock.acquire(0);
     try {
       task.shotCounter = await lastNumber(taskDir(ctx.dataDir, id), SHOT_PATTERN);
-      const session = await ctx.engine.startSession(
+      const session = await ops.startSession.call(
+        ctx.engine,
         profile === null
           ? { kind: 'ephemeral', network_recording: p.networkRecording ?? true, policy }
           : { kind: 'persistent', profile, network_recording: p.networkRecording ?? true, policy },
-        {
-          timeoutMs: START_TIMEOUT_MS,
-        },
+        { timeoutMs: START_TIMEOUT_MS },
       );
       // Reference §8.12: native dialogs are auto-accepted unless set_dialog_behavior says dismiss.
-      session.setDialogPolicy('accept');
+      await ops.dialogPolicy.call(session, { policy: 'accept' });
       task.session = session;
-      const info = session.info();
+      const info = await ops.sessionInfo.call(session, {});
       return {
         id,
         browser: {
@@ -138,10 +153,12 @@ const start = def({
   },
 });
 
-const close = def({
+const close = method({
   name: 'close',
-  task: 'existing-unlocked',
-  schema: z.object({}),
+  summary: '关闭这个任务的浏览器（不等任务锁：卡住的任务也能关）',
+  ops: [ops.closeSession],
+  meta: { task: 'existing-unlocked', reply: { id: '任务 id', closed: 'true' } },
+  params: z.object({}),
   async run(ctx) {
     const task = ctx.task!;
     ctx.tasks.remove(task.id);
@@ -150,10 +167,12 @@ const close = def({
   },
 });
 
-const shutdown = def({
+const shutdown = method({
   name: 'shutdown',
-  task: 'none',
-  schema: z.object({}),
+  summary: '关闭所有任务的浏览器（服务继续运行）',
+  ops: [ops.closeSession],
+  meta: { task: 'none', reply: { closed: '关闭的任务数', ids: '关闭的任务 id' } },
+  params: z.object({}),
   async run(ctx) {
     const all = ctx.tasks.all();
     for (const t of all) ctx.tasks.remove(t.id);
@@ -162,7 +181,7 @@ const shutdown = def({
   },
 });
 
-export const LIFECYCLE: MethodDef[] = [start, close, shutdown];
+export const LIFECYCLE: HttpMethod[] = [start, close, shutdown];
 
 export async function closeTaskSession(engine: Engine, task: Task): Promise<void> {
   // Wait for a start that is still creating the session (it holds the lock), then close what it made.
@@ -173,7 +192,7 @@ export async function closeTaskSession(engine: Engine, task: Task): Promise<void
   const s = task.session;
   if (!s) return;
   try {
-    await engine.closeSession(s.id);
+    await ops.closeSession.call(engine, { session_id: s.id });
   } catch (err) {
     if (!(err instanceof TabwrightError && err.code === 'session_not_found')) throw err;
   }

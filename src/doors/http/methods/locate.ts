@@ -1,20 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Target } from '../../../engine/actions/types.js';
-import { TabwrightError } from '../../../engine/errors.js';
+import { ops, TabwrightError } from '../../../engine/api.js';
 import { type Data, invalidArgument } from '../envelope.js';
-import { act, clickSpec, followNewTab, indexTarget, receiptData } from './act.js';
+import { act, click, clickFields, followNewTab, indexTarget, receiptData } from './act.js';
 import {
   clickMode,
-  def,
+  type HttpMethod,
   indexSchema,
   type MethodContext,
-  type MethodDef,
+  method,
   pageOf,
   READ_TIMEOUT_MS,
   timeoutMsSchema,
 } from './common.js';
-import { inputInto } from './index-actions.js';
+import { INPUT_REPLY, inputInto } from './index-actions.js';
+import { CHOICE_REPLY, CLICK_REPLY, SWITCHED_REPLY } from './replies.js';
 import { frameParam, nthParam, selectorTarget } from './target.js';
 
 /** Locating by selector, text or role (§8.5); every target resolves to exactly one element in the engine. */
@@ -31,7 +32,7 @@ async function chosenSelector(
 ): Promise<{ target: Target; choice: Data }> {
   const target = await selectorTarget(ctx, p);
   if (p.nth === undefined) return { target, choice: { matched: 1, chosenIndex: 0, explicitNth: false } };
-  const found = await pageOf(ctx).locate(target, { timeoutMs: READ_TIMEOUT_MS });
+  const found = await ops.locate.call(pageOf(ctx), { target }, { timeoutMs: READ_TIMEOUT_MS });
   return {
     target: { element_ref: found.element_ref },
     choice: { matched: found.match_count, chosenIndex: p.nth, explicitNth: true },
@@ -49,11 +50,17 @@ export function idxOrSel(
   throw invalidArgument(`${ctx.method} 失败：缺少参数 index`, { field: 'index' });
 }
 
-const clickBySelector = def({
+const clickBySelector = method({
   name: 'click_element_by_selector',
-  task: 'existing',
-  receipt: true,
-  schema: z.object({
+  summary: '点击 CSS 选择器匹配的唯一元素（多个匹配时用 nth）；打开新标签页时自动切换过去',
+  ops: [ops.click, ops.locate, ops.activateTab],
+  meta: {
+    task: 'existing',
+    evidence: true,
+    receipt: true,
+    reply: { ...CLICK_REPLY, ...CHOICE_REPLY, ...SWITCHED_REPLY },
+  },
+  params: z.object({
     selector: z.string().min(1),
     mode: clickMode,
     timeoutMs: timeoutMsSchema,
@@ -62,16 +69,18 @@ const clickBySelector = def({
   }),
   async run(ctx, p) {
     const { target, choice } = await chosenSelector(ctx, p);
-    const a = await act(ctx, target, clickSpec(p.mode), p.timeoutMs);
+    const a = await click(ctx, target, clickFields(p.mode), p.timeoutMs);
     const switched = await followNewTab(ctx, a);
     return { ...receiptData(a, undefined, p.mode), ...choice, ...switched };
   },
 });
 
-const inputBySelector = def({
+const inputBySelector = method({
   name: 'input_text_by_selector',
-  task: 'existing',
-  schema: z.object({
+  summary: '替换 CSS 选择器匹配的输入框的内容（真实输入）',
+  ops: [ops.fill, ops.type, ops.locate],
+  meta: { task: 'existing', evidence: true, reply: { ...INPUT_REPLY, ...CHOICE_REPLY } },
+  params: z.object({
     selector: z.string().min(1),
     text: z.string(),
     mode: z.enum(['auto', 'native', 'type', 'js', 'fill']).optional(),
@@ -85,18 +94,29 @@ const inputBySelector = def({
   },
 });
 
-const clickByText = def({
+const clickByText = method({
   name: 'click_element_by_text',
-  task: 'existing',
-  receipt: true,
-  schema: z.object({
+  summary: '点击显示这段文字的元素（exact:true 要求全等）；打开新标签页时自动切换过去',
+  ops: [ops.click, ops.activateTab],
+  meta: {
+    task: 'existing',
+    evidence: true,
+    receipt: true,
+    reply: {
+      ...CLICK_REPLY,
+      text: '点中元素的名称',
+      textMatch: 'exact（全等）或 contains（包含）',
+      ...SWITCHED_REPLY,
+    },
+  },
+  params: z.object({
     text: z.string().min(1),
     mode: clickMode,
     exact: z.boolean().optional(),
     timeoutMs: timeoutMsSchema,
   }),
   async run(ctx, p) {
-    const a = await act(ctx, { text: p.text, exact: p.exact }, clickSpec(p.mode), p.timeoutMs);
+    const a = await click(ctx, { text: p.text, exact: p.exact }, clickFields(p.mode), p.timeoutMs);
     const switched = await followNewTab(ctx, a);
     const t = a.receipt.target;
     return {
@@ -108,11 +128,12 @@ const clickByText = def({
   },
 });
 
-const clickByRole = def({
+const clickByRole = method({
   name: 'click_element_by_role',
-  task: 'existing',
-  receipt: true,
-  schema: z.object({
+  summary: '按角色和名称点击元素（如 role:"button", name:"提交"）',
+  ops: [ops.click, ops.activateTab],
+  meta: { task: 'existing', evidence: true, receipt: true, reply: { ...CLICK_REPLY, ...SWITCHED_REPLY } },
+  params: z.object({
     role: z.string().min(1),
     name: z.string().optional(),
     exact: z.boolean().optional(),
@@ -120,7 +141,12 @@ const clickByRole = def({
     timeoutMs: timeoutMsSchema,
   }),
   async run(ctx, p) {
-    const a = await act(ctx, { role: p.role, name: p.name, exact: p.exact }, clickSpec(p.mode), p.timeoutMs);
+    const a = await click(
+      ctx,
+      { role: p.role, name: p.name, exact: p.exact },
+      clickFields(p.mode),
+      p.timeoutMs,
+    );
     const switched = await followNewTab(ctx, a);
     return {
       ...receiptData(a, { role: a.receipt.target.role, name: a.receipt.target.name }, p.mode),
@@ -129,10 +155,12 @@ const clickByRole = def({
   },
 });
 
-const inputByLabel = def({
+const inputByLabel = method({
   name: 'input_text_by_label',
-  task: 'existing',
-  schema: z.object({
+  summary: '替换标签（label 或 aria-label）为这段文字的输入框的内容',
+  ops: [ops.fill, ops.type],
+  meta: { task: 'existing', evidence: true, reply: INPUT_REPLY },
+  params: z.object({
     label: z.string().min(1),
     text: z.string(),
     mode: z.enum(['auto', 'native', 'type', 'js', 'fill']).optional(),
@@ -161,34 +189,50 @@ const inputByLabel = def({
 
 const idxSel = { index: indexSchema.optional(), selector: z.string().min(1).optional() };
 
-const clearText = def({
+const clearText = method({
   name: 'clear_text',
-  task: 'existing',
-  schema: z.object({ ...idxSel, timeoutMs: timeoutMsSchema }),
+  summary: '清空输入框（index 或 selector）',
+  ops: [ops.fill],
+  meta: {
+    task: 'existing',
+    evidence: true,
+    reply: { value: '清空后的值（应为空）', verified: '引擎是否核对过最终值' },
+  },
+  params: z.object({ ...idxSel, timeoutMs: timeoutMsSchema }),
   async run(ctx, p) {
     const { target } = idxOrSel(ctx, p);
-    const a = await act(ctx, target, { action: 'fill', value: '' }, p.timeoutMs);
+    const a = await act(ctx, 'other', p.timeoutMs, (page, w, o) =>
+      ops.fill.call(page, { target, value: '', ...w }, o),
+    );
     const v = a.receipt.changes.value?.after;
     return { value: typeof v === 'string' ? v : '', verified: a.receipt.verified ?? undefined };
   },
 });
 
-const hoverAndClick = def({
+const hoverAndClick = method({
   name: 'hover_and_click',
-  task: 'existing',
-  receipt: true,
-  schema: z.object({
+  summary: '先悬停再立即点击同一个元素（悬停菜单），返回点击回执',
+  ops: [ops.hover, ops.click],
+  meta: {
+    task: 'existing',
+    evidence: true,
+    receipt: true,
+    reply: { ...CLICK_REPLY, text: '点中元素的名称' },
+  },
+  params: z.object({
     ...idxSel,
     hoverDelayMs: z.number().int().min(0).max(10_000).optional(),
     mode: clickMode,
   }),
   async run(ctx, p) {
     const { target, desc } = idxOrSel(ctx, p);
-    const hovered = await act(ctx, target, { action: 'hover' });
+    const hovered = await act(ctx, 'other', undefined, (page, w, o) =>
+      ops.hover.call(page, { target, ...w }, o),
+    );
     await sleep(p.hoverDelayMs ?? 300);
     // Click the element the hover resolved (same ref), not a fresh selector match.
     const ref = hovered.receipt.target.element_ref;
-    const a = await act(ctx, ref ? { element_ref: ref } : target, clickSpec(p.mode));
+    const a = await click(ctx, ref ? { element_ref: ref } : target, clickFields(p.mode));
     const data: Data = receiptData(
       a,
       { target: desc, role: a.receipt.target.role, name: a.receipt.target.name },
@@ -198,7 +242,7 @@ const hoverAndClick = def({
   },
 });
 
-export const LOCATE: MethodDef[] = [
+export const LOCATE: HttpMethod[] = [
   clickBySelector,
   inputBySelector,
   clickByText,

@@ -1,27 +1,116 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { OriginPolicy } from '../../../engine/api.js';
-import { describeOcr } from '../../../engine/ocr.js';
-import type { Data } from '../envelope.js';
+import { describeOcr, OriginPolicy, ops, toJsonSchema } from '../../../engine/api.js';
+import { type Data, invalidArgument } from '../envelope.js';
 import { resolveFilesConfig } from '../files-config.js';
+import { suggestMethods } from '../suggest.js';
 import { listStaged } from '../upload-staging.js';
-import { def, type MethodContext, type MethodDef, originPolicyData } from './common.js';
+import {
+  type HttpMethod,
+  type HttpTable,
+  type MethodContext,
+  method,
+  originPolicyData,
+  type TaskMode,
+} from './common.js';
+import { EVIDENCE_REPLY } from './replies.js';
 
-/** Introspection (§8.15) and settings the engine does not have yet. */
+/** Introspection (§8.15), generated from the method table, and settings the engine does not have yet. */
 
-/** Filled in by methods.ts (the registry imports this family, so it cannot import the registry). */
-export const registry: { names: () => string[] } = { names: () => [] };
+/** What list_methods lists: the command table; `commands` is the batch entry, outside the table (§8). */
+export function listedMethods(table: HttpTable): HttpMethod[] {
+  return table
+    .list()
+    .filter((m) => m.name !== 'commands')
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
 
-const listMethods = def({
+const listMethods = method({
   name: 'list_methods',
-  task: 'none',
-  schema: z.object({ filter: z.string().optional() }),
-  async run(_ctx, p) {
-    const all = registry.names().sort();
+  summary: '列出所有方法名，每个方法附一行说明（filter：名称子串）',
+  meta: {
+    task: 'none',
+    reply: {
+      methods: '方法名（按字母排序）',
+      descriptions: '每个方法的一行说明：{方法名: 说明}',
+      count: '返回的方法数',
+      total: '方法总数',
+      filter: '回显的 filter',
+    },
+  },
+  params: z.object({ filter: z.string().optional() }),
+  async run(ctx, p) {
+    const all = listedMethods(ctx.table);
     const f = p.filter?.toLowerCase();
-    const methods = f ? all.filter((n) => n.includes(f)) : all;
-    return { methods, count: methods.length, total: all.length, filter: p.filter };
+    const shown = f ? all.filter((m) => m.name.includes(f)) : all;
+    return {
+      methods: shown.map((m) => m.name),
+      descriptions: Object.fromEntries(shown.map((m) => [m.name, m.summary])),
+      count: shown.length,
+      total: all.length,
+      filter: p.filter,
+    };
+  },
+});
+
+/** Whether a method needs the envelope id (§3). */
+const ID_RULE: Record<TaskMode, string> = {
+  none: 'none',
+  new: 'optional',
+  existing: 'required',
+  'existing-unlocked': 'required',
+};
+
+/** One method's description (describe_method): from its row, its schema and its operations. */
+export function describeMethod(m: HttpMethod): Data {
+  return {
+    name: m.name,
+    summary: m.summary,
+    effect: m.effect,
+    id: ID_RULE[m.meta.task],
+    lock: m.meta.task === 'existing',
+    pageChanging: m.meta.evidence === true,
+    receipt: m.meta.receipt === true || undefined,
+    operations: m.ops.map((o) => o.name),
+    params: toJsonSchema(m.params),
+    reply: m.meta.evidence ? { ...m.meta.reply, ...EVIDENCE_REPLY } : m.meta.reply,
+    compactDrops: m.meta.compactDrop?.length ? [...m.meta.compactDrop] : undefined,
+  };
+}
+
+const describeMethodRow = method({
+  name: 'describe_method',
+  summary: '一个方法的说明：参数（JSON Schema）、返回字段、是否需要 id、是否自动截图、用到的引擎操作',
+  meta: {
+    task: 'none',
+    reply: {
+      name: '方法名',
+      summary: '一行说明',
+      effect: '影响：read / wait / navigate / act / session / configure / raw',
+      id: 'none（不需要 id）/ optional / required',
+      lock: '是否在任务锁下执行',
+      pageChanging: '成功后是否自动截图（§7.1）',
+      receipt: '返回点击回执（compact 模式去掉诊断字段）',
+      operations: '用到的引擎操作',
+      params: '参数的 JSON Schema',
+      reply: '返回字段：{字段: 说明}',
+      compactDrops: 'compact 模式去掉的字段',
+    },
+  },
+  params: z.object({ name: z.string().min(1) }),
+  async run(ctx, p) {
+    const name = p.name.trim();
+    const m = ctx.table.get(name);
+    if (!m) {
+      const suggestions = suggestMethods(name, ctx.table.names());
+      const hint = suggestions.length > 0 ? `，你是不是想用 ${suggestions.join(' / ')}？` : '';
+      throw invalidArgument(`describe_method 失败：参数 name 无效：不支持的方法：${name}${hint}`, {
+        field: 'name',
+        suggestions,
+      });
+    }
+    return describeMethod(m);
   },
 });
 
@@ -53,16 +142,39 @@ export function configData(ctx: MethodContext): Data {
   };
 }
 
-const getConfig = def({
+const getConfig = method({
   name: 'get_config',
-  task: 'new',
-  schema: z.object({}),
+  summary: '服务的有效设置（目录、期限、上传、OCR、来源白名单）；带 id 时加上这个任务的浏览器',
+  ops: [ops.sessionInfo],
+  meta: {
+    task: 'new',
+    reply: {
+      engine: 'chromium',
+      configuredType: 'chromium',
+      profileDir: 'profile 目录',
+      dataDir: '证据文件目录',
+      jsDir: 'execute_js 的 bodyFile 目录',
+      action: '动作设置',
+      tasks: '任务数',
+      commands: '批量设置：maxBatch, serializeWaitMs',
+      capture: '自动截图设置',
+      eval: '脚本期限',
+      command: '命令期限',
+      network: '网络记录',
+      json: 'skipNull',
+      upload: '上传暂存设置',
+      ocr: 'OCR 设置',
+      originPolicy: '服务的来源白名单上限',
+      browser: '带 id 时：这个任务的浏览器',
+    },
+  },
+  params: z.object({}),
   async run(ctx) {
     const data = configData(ctx);
     const task = ctx.id ? ctx.tasks.get(ctx.id) : undefined;
     if (task?.session)
       data.browser = {
-        ...task.session.info(),
+        ...(await ops.sessionInfo.call(task.session, {})),
         headless: task.headless,
         profile: task.profile,
         originPolicy: originPolicyData(task.session.policy),
@@ -71,46 +183,64 @@ const getConfig = def({
   },
 });
 
-export function tasksData(ctx: MethodContext): Data {
-  return {
-    tasks: ctx.tasks.all().map((t) => {
-      let url: string | undefined;
-      let title: string | undefined;
-      try {
-        const info = t.session?.page().info();
-        url = info?.url;
-        title = info?.title;
-      } catch {
-        // a task without an open tab
-      }
-      return {
-        id: t.id,
-        url,
-        title,
-        tabCount: t.session?.pages().length ?? 0,
-        captureSeq: t.seq ?? 0,
-        inflight: t.lock.busy,
-        profile: t.profile,
-        starting: t.session === undefined ? true : undefined,
-      };
-    }),
-    browser: { type: 'chromium', mode: 'managed' },
-  };
+export async function tasksData(ctx: MethodContext): Promise<Data> {
+  const tasks = ctx.tasks.all().map(async (t) => {
+    let url: string | undefined;
+    let title: string | undefined;
+    try {
+      const page = t.session?.page();
+      const info = page ? await ops.info.call(page, {}) : undefined;
+      url = info?.url;
+      title = info?.title;
+    } catch {
+      // a task without an open tab
+    }
+    return {
+      id: t.id,
+      url,
+      title,
+      tabCount: t.session?.pages().length ?? 0,
+      captureSeq: t.seq ?? 0,
+      inflight: t.lock.busy,
+      profile: t.profile,
+      starting: t.session === undefined ? true : undefined,
+    };
+  });
+  return { tasks: await Promise.all(tasks), browser: { type: 'chromium', mode: 'managed' } };
 }
 
-const listTasks = def({
+const listTasks = method({
   name: 'list_tasks',
-  task: 'none',
-  schema: z.object({}),
-  async run(ctx) {
-    return tasksData(ctx);
+  summary: '正在运行的任务：URL、标题、标签页数、证据序号、是否有命令在执行',
+  ops: [ops.info],
+  meta: {
+    task: 'none',
+    reply: {
+      tasks: '任务：id, url, title, tabCount, captureSeq, inflight, profile, starting',
+      browser: '浏览器：type, mode',
+    },
   },
+  params: z.object({}),
+  run: (ctx) => tasksData(ctx),
 });
 
-const cleanup = def({
+const cleanup = method({
   name: 'cleanup',
-  task: 'none',
-  schema: z.object({
+  summary: '清理旧的证据文件（默认只演练 dryRun:true；scope:"upload" 清理上传暂存）',
+  // Deletes files (with dryRun:false).
+  effect: 'act',
+  meta: {
+    task: 'none',
+    reply: {
+      scope: '清理范围',
+      dryRun: 'true：只列出，不删除',
+      count: '文件数',
+      bytes: '字节数',
+      files: '文件路径（最多 200 个）',
+      note: '说明',
+    },
+  },
+  params: z.object({
     scope: z.enum(['all', 'data', 'trace', 'upload']).optional(),
     olderThanHours: z.number().min(0).optional(),
     keepLatest: z.number().int().min(0).optional(),
@@ -162,4 +292,4 @@ const cleanup = def({
   },
 });
 
-export const META: MethodDef[] = [listMethods, getConfig, listTasks, cleanup];
+export const META: HttpMethod[] = [listMethods, describeMethodRow, getConfig, listTasks, cleanup];

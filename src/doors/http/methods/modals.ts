@@ -1,75 +1,66 @@
 import { z } from 'zod';
-import type { SnapshotNode } from '../../../snapshot/index.js';
+import { ops, TabwrightError } from '../../../engine/api.js';
+import type { Modal } from '../../../engine/semantics/modals.js';
 import type { Data } from '../envelope.js';
-import { act, receiptData } from './act.js';
-import { def, fail, type MethodContext, type MethodDef, sessionOf } from './common.js';
+import { type Acted, OBSERVE_MS, receiptData } from './act.js';
+import {
+  ACTION_TIMEOUT_MS,
+  fail,
+  type HttpMethod,
+  type MethodContext,
+  method,
+  pageOf,
+  sessionOf,
+  urlOf,
+} from './common.js';
+import { CLICK_REPLY } from './replies.js';
 
 /**
- * DOM modals (§8.12) from the engine's page model: elements with role dialog / alertdialog (native
- * <dialog>, aria-modal layers and framework modals that declare their role). close_modal clicks a
- * button of the modal with trusted input and checks that the modal count dropped.
+ * DOM modals (§8.12): the engine's page.modals / page.close_modal (role dialog / alertdialog:
+ * native <dialog>, aria-modal layers and framework modals that declare their role), in this
+ * door's wire shape. close_modal clicks with trusted input and checks that the modal count dropped.
  */
 
-const CLOSE_WORDS = /^(×|✕|x|close|cancel|dismiss|got it|ok|accept|关闭|取消|知道了|我知道了|确定|好的)$/i;
-
-interface Modal {
-  node: SnapshotNode;
-  title: string;
-  text: string;
-  buttons: { name: string; ref?: string; actionable: boolean }[];
-  blocking: boolean;
-}
-
-function flatText(n: SnapshotNode): string {
-  if (n.role === 'text') return n.text ?? '';
-  const own = [n.children.length === 0 ? n.name : '', n.text ?? ''].filter(Boolean).join(' ');
-  return [own, ...n.children.map(flatText)].filter(Boolean).join(' ').replace(/\s+/g, ' ').trim();
-}
-
-function findModals(root: SnapshotNode): Modal[] {
-  const out: Modal[] = [];
-  const walk = (n: SnapshotNode) => {
-    if (n.role === 'dialog' || n.role === 'alertdialog') {
-      const buttons: Modal['buttons'] = [];
-      const collect = (c: SnapshotNode) => {
-        if ((c.role === 'button' || (c.clickable && c.tag !== 'div')) && c.element_ref)
-          buttons.push({ name: c.name || flatText(c), ref: c.element_ref, actionable: c.actionable });
-        for (const k of c.children) collect(k);
-      };
-      collect(n);
-      out.push({ node: n, title: n.name, text: flatText(n).slice(0, 300), buttons, blocking: !n.covered });
-    }
-    for (const c of n.children) walk(c);
-  };
-  walk(root);
-  return out;
-}
-
-async function scan(ctx: MethodContext): Promise<Modal[]> {
-  const snap = await sessionOf(ctx).page().snapshot({ include_frames: true }, { timeoutMs: 15_000 });
-  return findModals(snap.model);
-}
+/** Each modal scan reads the whole page model, iframes included. */
+const SCAN_TIMEOUT_MS = 15_000;
 
 function wire(m: Modal): Data {
   return {
-    kind: m.node.role,
+    kind: m.role,
     matchedBy: 'role',
     confidence: 'strict',
     blocking: m.blocking,
     title: m.title || undefined,
     text: m.text,
     buttons: m.buttons.map((b) => b.name),
-    hasClose: m.buttons.some((b) => CLOSE_WORDS.test(b.name.trim())),
-    frame: m.node.frame,
+    hasClose: m.has_close,
+    frame: m.frame,
   };
 }
 
-const getModals = def({
+const MODAL_FIELDS =
+  'kind（dialog / alertdialog）, matchedBy, confidence, blocking, title, text, buttons, hasClose, frame';
+
+const getModals = method({
   name: 'get_modals',
-  task: 'existing',
-  schema: z.object({}),
+  summary: '页面上的 DOM 弹层（role 为 dialog / alertdialog，含 iframe）：标题、文字、按钮，哪个挡住了页面',
+  ops: [ops.modals],
+  meta: {
+    task: 'existing',
+    reply: {
+      count: '弹层个数',
+      countStrict: '按角色识别的个数',
+      countHeuristic: '0（不做启发式识别）',
+      countBlocking: '挡住页面的弹层个数',
+      modals: `弹层：${MODAL_FIELDS}`,
+      top: '最上面的弹层（最后一个挡住页面的，否则最后一个）',
+      topIsBlocking: 'top 是否挡住页面',
+      scannedBy: 'role',
+    },
+  },
+  params: z.object({}),
   async run(ctx) {
-    const modals = await scan(ctx);
+    const modals = await ops.modals.call(pageOf(ctx), {}, { timeoutMs: SCAN_TIMEOUT_MS });
     const blocking = modals.filter((m) => m.blocking);
     const top = blocking[blocking.length - 1] ?? modals[modals.length - 1];
     return {
@@ -85,21 +76,35 @@ const getModals = def({
   },
 });
 
-const closeModal = def({
+async function tabsAround(ctx: MethodContext) {
+  const session = sessionOf(ctx);
+  return { url: await urlOf(session.page()).catch(() => ''), tabs: session.pages().length };
+}
+
+const closeModal = method({
   name: 'close_modal',
-  task: 'existing',
-  receipt: true,
-  schema: z.object({
+  summary: '用真实点击关闭弹层（默认最上面的；title 指定弹层，button 指定按钮），并核对弹层数减少',
+  ops: [ops.closeModal],
+  meta: {
+    task: 'existing',
+    evidence: true,
+    receipt: true,
+    reply: {
+      closed: '弹层数是否减少',
+      countBefore: '点击前的弹层数',
+      countAfter: '点击后的弹层数',
+      clicked: '点击的按钮',
+      note: '没有找到弹层时的说明',
+      ...CLICK_REPLY,
+    },
+  },
+  params: z.object({
     which: z.string().optional(),
     title: z.string().optional(),
     button: z.string().optional(),
   }),
   async run(ctx, p) {
-    const modals = await scan(ctx);
-    let target: Modal | undefined;
-    if (p.title) target = modals.find((m) => m.title.includes(p.title!) || m.text.includes(p.title!));
-    else if (p.which === 'first') target = modals[0];
-    else if (p.which?.startsWith('class:')) {
+    if (!p.title && p.which?.startsWith('class:')) {
       throw fail(
         ctx.method,
         'ACTION_FAILED',
@@ -108,33 +113,45 @@ const closeModal = def({
           notImplemented: ['which'],
         },
       );
-    } else target = modals.filter((m) => m.blocking).pop() ?? modals[modals.length - 1];
-    if (!target)
-      return { closed: false, countBefore: modals.length, countAfter: modals.length, note: '没有找到弹层' };
-    const pick = p.button
-      ? (target.buttons.find((b) => b.name.trim() === p.button) ??
-        target.buttons.find((b) => b.name.includes(p.button!)))
-      : target.buttons.find((b) => CLOSE_WORDS.test(b.name.trim()));
-    if (!pick?.ref) {
-      throw fail(
-        ctx.method,
-        'ELEMENT_NOT_FOUND',
-        `弹层里没有找到${p.button ? `按钮“${p.button}”` : '关闭类按钮'}；现有按钮：${target.buttons.map((b) => b.name).join(' / ') || '无'}`,
-        {
-          buttons: target.buttons.map((b) => b.name),
-        },
-      );
     }
-    const a = await act(ctx, { element_ref: pick.ref }, { action: 'click' });
-    const after = await scan(ctx);
+    const before = await tabsAround(ctx);
+    let r: Awaited<ReturnType<typeof ops.closeModal.call>>;
+    try {
+      r = await ops.closeModal.call(
+        pageOf(ctx),
+        {
+          title: p.title || undefined,
+          which: p.which === 'first' ? 'first' : undefined,
+          button: p.button || undefined,
+          observe_ms: OBSERVE_MS,
+          observe_min_ms: OBSERVE_MS,
+        },
+        // Two scans and one click.
+        { timeoutMs: 2 * SCAN_TIMEOUT_MS + ACTION_TIMEOUT_MS + OBSERVE_MS },
+      );
+    } catch (err) {
+      if (err instanceof TabwrightError && err.details.reason === 'modal_button_not_found') {
+        const buttons = err.details.buttons as string[];
+        throw fail(
+          ctx.method,
+          'ELEMENT_NOT_FOUND',
+          `弹层里没有找到${p.button ? `按钮“${p.button}”` : '关闭类按钮'}；现有按钮：${buttons.join(' / ') || '无'}`,
+          { buttons },
+        );
+      }
+      throw err;
+    }
+    if (r.modal === null)
+      return { closed: false, countBefore: r.count_before, countAfter: r.count_after, note: '没有找到弹层' };
+    const acted: Acted = { receipt: r.receipt, before, after: await tabsAround(ctx) };
     return {
-      closed: after.length < modals.length,
-      countBefore: modals.length,
-      countAfter: after.length,
-      clicked: pick.name,
-      ...receiptData(a, { name: pick.name }),
+      closed: r.closed,
+      countBefore: r.count_before,
+      countAfter: r.count_after,
+      clicked: r.clicked,
+      ...receiptData(acted, { name: r.clicked }),
     };
   },
 });
 
-export const MODALS: MethodDef[] = [getModals, closeModal];
+export const MODALS: HttpMethod[] = [getModals, closeModal];

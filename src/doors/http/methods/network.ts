@@ -1,13 +1,22 @@
 import { z } from 'zod';
+import { ops } from '../../../engine/api.js';
 import type { RequestEntry } from '../../../engine/network-log.js';
 import type { BlockedRequest } from '../../../engine/network-policy.js';
 import type { Data } from '../envelope.js';
 import { invalidArgument } from '../envelope.js';
-import { def, ENGINE_MAX_TIMEOUT_MS, fail, type MethodContext, type MethodDef, sessionOf } from './common.js';
+import {
+  ENGINE_MAX_TIMEOUT_MS,
+  fail,
+  type HttpMethod,
+  type MethodContext,
+  method,
+  type ReplyFields,
+  sessionOf,
+} from './common.js';
 
 /**
- * Network capture (reference §15) over the session's request log
- * (Session.requests) and its routes (Session.routes). Entries are correlated
+ * Network capture (reference §15) over the session's request log and routes (the session.requests,
+ * session.request_body, session.route… operations). Entries are correlated
  * by request identity in the engine, so repeated requests to one URL stay
  * apart; `requestId` is the engine's id ("r12"), a string as the reference asks.
  */
@@ -35,40 +44,57 @@ export function requestData(e: RequestEntry): Data {
   };
 }
 
-function notRecording(ctx: MethodContext): Data | undefined {
-  if (sessionOf(ctx).requests.recording) return undefined;
+async function notRecording(ctx: MethodContext): Promise<Data | undefined> {
+  if ((await ops.networkStatus.call(sessionOf(ctx), {})).recording) return undefined;
   return {
     recording: false,
     note: '这个任务没有开启网络记录（networkRecording:false），没有任何请求被记录',
   };
 }
 
-const getRequests = def({
+const REQUEST_FIELDS =
+  'requestId, requestedAt, method, url, resourceType, postData, postDataLength, postDataTruncated, status, respondedAt, failure, finishedAt, correlationMissed, correlatedBy';
+
+const getRequests = method({
   name: 'get_requests',
-  task: 'existing',
-  schema: z.object({
+  summary: '这个任务记录的请求（最多 200 个，最新的在后）：按 URL、资源类型、时间过滤',
+  ops: [ops.requests, ops.networkStatus],
+  meta: {
+    task: 'existing',
+    reply: {
+      requests: `请求：${REQUEST_FIELDS}`,
+      count: '返回的请求数',
+      total: '匹配的请求总数',
+      recordedSince: '从什么时候开始记录（毫秒时间戳）',
+      inflight: '还没结束的请求数',
+      recording: 'false：没有开启网络记录',
+      note: '说明',
+    },
+  },
+  params: z.object({
     filter: z.string().optional(),
     resourceType: z.string().min(1).optional(),
     limit: z.number().int().min(1).optional(),
     since: z.number().optional(),
   }),
   async run(ctx, p) {
-    const log = sessionOf(ctx).requests;
-    const off = notRecording(ctx);
+    const session = sessionOf(ctx);
+    const off = await notRecording(ctx);
     if (off) return { ...off, requests: [], count: 0, total: 0 };
-    const all = log.list({
+    const all = await ops.requests.call(session, {
       filter: p.filter || undefined,
       resource_type: p.resourceType?.toLowerCase(),
       since: p.since,
     });
     const limit = Math.min(p.limit ?? MAX_LIST, MAX_LIST);
     const shown = all.slice(-limit);
+    const status = await ops.networkStatus.call(session, {});
     return {
       requests: shown.map(requestData),
       count: shown.length,
       total: all.length,
-      recordedSince: log.recordedSince,
-      inflight: log.inflight(),
+      recordedSince: status.recorded_since,
+      inflight: status.inflight,
       note:
         all.length === 0
           ? '列表为空不代表没有请求：记录从任务开始时才有，且只记本任务；检查 recordedSince，或放宽 filter/resourceType/since'
@@ -78,8 +104,8 @@ const getRequests = def({
 });
 
 /** Body fields of one entry (§15.3), cut at maxChars. */
-function bodyData(ctx: MethodContext, e: RequestEntry, maxChars: number): Data {
-  const b = sessionOf(ctx).requests.body(e.request_id, maxChars);
+async function bodyData(ctx: MethodContext, e: RequestEntry, maxChars: number): Promise<Data> {
+  const b = await ops.requestBody.call(sessionOf(ctx), { request_id: e.request_id, max_chars: maxChars });
   const cacheable = b.resource_type === 'xhr' || b.resource_type === 'fetch';
   const pending = cacheable && b.state === 'responded';
   return {
@@ -110,23 +136,48 @@ function bodyData(ctx: MethodContext, e: RequestEntry, maxChars: number): Data {
   };
 }
 
-const getResponseBody = def({
+const BODY_REPLY: ReplyFields = {
+  requestId: '请求 id',
+  request: `请求：${REQUEST_FIELDS}`,
+  url: 'URL',
+  status: 'HTTP 状态码',
+  body: '响应体（按 maxChars 截断）',
+  bodyLength: '缓存的响应体长度',
+  truncated: '返回的响应体截断了',
+  bodyAvailable: '有没有响应体',
+  bodyFromCache: '响应体来自缓存',
+  bodyCachedChars: '缓存了多少字符',
+  bodyTruncated: '缓存时就截断了',
+  bodyCapturePending: '响应体还在复制中',
+  bodyHint: '没有响应体时的说明',
+  respondedAt: '响应时间（毫秒时间戳）',
+  ageMs: '响应后过了多少毫秒',
+  correlationMissed: 'false',
+  correlatedBy: 'identity',
+};
+
+const getResponseBody = method({
   name: 'get_response_body',
-  task: 'existing',
-  schema: z.object({
+  summary: '一个请求的响应体（requestId，或 URL 包含 filter 的最近一个响应；只缓存 xhr/fetch）',
+  ops: [ops.requests, ops.requestBody, ops.networkStatus],
+  meta: {
+    task: 'existing',
+    reply: { ...BODY_REPLY, matchCount: '按 filter 匹配到的响应数', index: '使用的是第几个匹配' },
+  },
+  params: z.object({
     requestId: z.union([z.string().min(1), z.number().int()]).optional(),
     filter: z.string().optional(),
     index: z.number().int().optional(),
     maxChars: z.number().int().min(0).optional(),
   }),
   async run(ctx, p) {
-    const log = sessionOf(ctx).requests;
-    const off = notRecording(ctx);
+    const session = sessionOf(ctx);
+    const off = await notRecording(ctx);
     if (off) throw fail(ctx.method, 'ACTION_FAILED', off.note as string, { recording: false });
     const maxChars = p.maxChars ?? DEFAULT_MAX_CHARS;
     if (p.requestId !== undefined) {
       const id = String(p.requestId);
-      const hit = log.list().find((e) => e.request_id === id);
+      const hit = (await ops.requests.call(session, {})).find((e) => e.request_id === id);
       if (!hit)
         throw fail(ctx.method, 'ACTION_FAILED', `没有这个 requestId：${id}（先用 get_requests 列出请求）`, {
           requestId: id,
@@ -134,7 +185,9 @@ const getResponseBody = def({
       return bodyData(ctx, hit, maxChars);
     }
     // Only responses (status or failure) count; absent filter = the most recent one.
-    const matches = log.list({ filter: p.filter || undefined }).filter((e) => e.state !== 'pending');
+    const matches = (await ops.requests.call(session, { filter: p.filter || undefined })).filter(
+      (e) => e.state !== 'pending',
+    );
     if (matches.length === 0) {
       throw fail(
         ctx.method,
@@ -153,32 +206,44 @@ const getResponseBody = def({
         matchCount: matches.length,
       });
     }
-    return { ...bodyData(ctx, matches[at]!, maxChars), matchCount: matches.length, index: at };
+    return { ...(await bodyData(ctx, matches[at]!, maxChars)), matchCount: matches.length, index: at };
   },
 });
 
-const waitForResponse = def({
+const waitForResponse = method({
   name: 'wait_for_response',
-  task: 'existing',
-  schema: z.object({
+  summary: '等待 URL 匹配 urlPattern 的响应（先回看 lookBackSeconds 秒内的），返回它和响应体',
+  ops: [ops.waitForResponse, ops.requestBody, ops.networkStatus],
+  meta: {
+    task: 'existing',
+    reply: {
+      ...BODY_REPLY,
+      fromLookBack: '响应来自回看（在调用之前就到了）',
+      method: '请求方法',
+      resourceType: '资源类型',
+      requestedAt: '请求时间',
+      failure: '请求失败的原因',
+    },
+  },
+  params: z.object({
     urlPattern: z.string().min(1),
     timeoutSeconds: z.number().positive().optional(),
     maxChars: z.number().int().min(0).optional(),
     lookBackSeconds: z.number().min(0).optional(),
   }),
   async run(ctx, p) {
-    const log = sessionOf(ctx).requests;
-    const off = notRecording(ctx);
+    const off = await notRecording(ctx);
     if (off) throw fail(ctx.method, 'ACTION_FAILED', off.note as string, { recording: false });
     const timeoutMs = Math.max(
       1,
       Math.min(Math.round((p.timeoutSeconds ?? 30) * 1000), ENGINE_MAX_TIMEOUT_MS),
     );
-    const e = await log.waitForResponse(p.urlPattern, {
-      timeoutMs,
-      look_back_ms: Math.round((p.lookBackSeconds ?? 10) * 1000),
-    });
-    const b = bodyData(ctx, e, p.maxChars ?? DEFAULT_MAX_CHARS);
+    const e = await ops.waitForResponse.call(
+      sessionOf(ctx),
+      { pattern: p.urlPattern, look_back_ms: Math.round((p.lookBackSeconds ?? 10) * 1000) },
+      { timeoutMs },
+    );
+    const b = await bodyData(ctx, e, p.maxChars ?? DEFAULT_MAX_CHARS);
     return {
       ...b,
       fromLookBack: e.from_look_back,
@@ -190,10 +255,22 @@ const waitForResponse = def({
   },
 });
 
-const route = def({
+const route = method({
   name: 'route',
-  task: 'existing',
-  schema: z.object({
+  summary: '拦截 URL 匹配 urlPattern（Playwright glob）的请求：abort 中止，或 mock 返回给定的响应',
+  ops: [ops.addRoute, ops.routes],
+  meta: {
+    task: 'existing',
+    reply: {
+      urlPattern: '规则的 glob',
+      action: 'abort 或 mock',
+      status: 'mock 的状态码',
+      contentType: 'mock 的类型',
+      routes: '现有规则数',
+      note: 'glob 的写法',
+    },
+  },
+  params: z.object({
     urlPattern: z.string().min(1),
     action: z.enum(['abort', 'mock']).optional(),
     body: z.string().optional(),
@@ -202,7 +279,8 @@ const route = def({
   }),
   async run(ctx, p) {
     const action = p.action ?? 'abort';
-    const r = await sessionOf(ctx).routes.add({
+    const session = sessionOf(ctx);
+    const r = await ops.addRoute.call(session, {
       pattern: p.urlPattern,
       action,
       body: p.body,
@@ -214,19 +292,29 @@ const route = def({
       action: r.action,
       status: r.action === 'mock' ? r.status : undefined,
       contentType: r.action === 'mock' ? r.content_type : undefined,
-      routes: sessionOf(ctx).routes.list().length,
+      routes: (await ops.routes.call(session, {})).length,
       note: 'urlPattern 是 Playwright 原生 glob：* 不跨越 /，要匹配整站请写 **/example.com/**',
     };
   },
 });
 
-const unroute = def({
+const unroute = method({
   name: 'unroute',
-  task: 'existing',
-  schema: z.object({ urlPattern: z.string().min(1).optional() }),
+  summary: '删除一个 urlPattern 的拦截规则，不传则删除全部',
+  ops: [ops.removeRoutes, ops.routes],
+  meta: {
+    task: 'existing',
+    reply: { removed: '删除的规则数', urlPattern: '回显的 urlPattern', routes: '剩下的规则数' },
+  },
+  params: z.object({ urlPattern: z.string().min(1).optional() }),
   async run(ctx, p) {
-    const removed = await sessionOf(ctx).routes.remove(p.urlPattern);
-    return { removed, urlPattern: p.urlPattern ?? undefined, routes: sessionOf(ctx).routes.list().length };
+    const session = sessionOf(ctx);
+    const removed = await ops.removeRoutes.call(session, { pattern: p.urlPattern });
+    return {
+      removed,
+      urlPattern: p.urlPattern ?? undefined,
+      routes: (await ops.routes.call(session, {})).length,
+    };
   },
 });
 
@@ -245,23 +333,35 @@ function blockedData(b: BlockedRequest): Data {
   };
 }
 
-const getBlockedRequests = def({
+const getBlockedRequests = method({
   name: 'get_blocked_requests',
-  task: 'existing',
-  schema: z.object({
+  summary: '被来源白名单拦下的请求（sinceSeq 之后的；下次用 lastSeq）',
+  ops: [ops.blocked, ops.networkStatus],
+  meta: {
+    task: 'existing',
+    reply: {
+      restricted: '任务有没有来源白名单',
+      blocked: '被拦的请求：seq, at, url, origin, method, resourceType, kind, frame, pageId',
+      count: '返回的条数',
+      total: '匹配的总数',
+      lastSeq: '最新的 seq（下次作为 sinceSeq）',
+      note: '说明',
+    },
+  },
+  params: z.object({
     sinceSeq: z.number().int().min(0).optional(),
     limit: z.number().int().min(1).optional(),
   }),
   async run(ctx, p) {
     const s = sessionOf(ctx);
-    const all = s.blockedRequests(p.sinceSeq === undefined ? {} : { since_seq: p.sinceSeq });
+    const all = await ops.blocked.call(s, p.sinceSeq === undefined ? {} : { since_seq: p.sinceSeq });
     const shown = all.slice(-Math.min(p.limit ?? MAX_LIST, MAX_LIST));
     return {
       restricted: s.policy.restricted,
       blocked: shown.map(blockedData),
       count: shown.length,
       total: all.length,
-      lastSeq: s.network.lastSeq,
+      lastSeq: (await ops.networkStatus.call(s, {})).blocked_last_seq,
       note: !s.policy.restricted
         ? '这个任务没有来源限制（origin policy），不会拦截任何请求'
         : all.length === 0
@@ -271,7 +371,7 @@ const getBlockedRequests = def({
   },
 });
 
-export const NETWORK: MethodDef[] = [
+export const NETWORK: HttpMethod[] = [
   getRequests,
   getResponseBody,
   waitForResponse,

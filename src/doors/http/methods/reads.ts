@@ -1,22 +1,17 @@
 import { z } from 'zod';
-import {
-  countMatches,
-  type ElementReadKind,
-  type ReadTarget,
-  readElement as readElementIn,
-} from '../../../engine/element-reads.js';
-import { TabwrightError } from '../../../engine/errors.js';
-import type { Page } from '../../../engine/page.js';
+import { ops, TabwrightError } from '../../../engine/api.js';
+import type { ElementReadKind } from '../../../engine/element-reads.js';
 import type { Data } from '../envelope.js';
 import { indexTarget } from './act.js';
 import {
-  def,
   fail,
+  type HttpMethod,
   indexSchema,
   type MethodContext,
-  type MethodDef,
+  method,
   pageOf,
   READ_TIMEOUT_MS,
+  type ReplyFields,
 } from './common.js';
 import { frameIdFor, frameParam } from './target.js';
 
@@ -26,17 +21,13 @@ import { frameIdFor, frameParam } from './target.js';
  * main document or in `frame` (reads never act, so first-match is safe).
  */
 
-type Reader = ElementReadKind;
-
 const idxSel = {
   index: indexSchema.optional(),
   selector: z.string().min(1).optional(),
   frame: frameParam,
 };
 
-function readOne(page: Page, target: ReadTarget, reader: Reader, arg: unknown) {
-  return readElementIn(page, target, reader, arg, { timeoutMs: READ_TIMEOUT_MS });
-}
+const TARGET_REPLY: ReplyFields = { target: '读的是哪个元素：index=N 或 selector=…' };
 
 /** The reference's wording for a selector that is invalid or matches nothing; other errors pass through. */
 function selectorFailure(ctx: MethodContext, selector: string, err: unknown): unknown {
@@ -60,50 +51,61 @@ function selectorFailure(ctx: MethodContext, selector: string, err: unknown): un
 export async function readElement(
   ctx: MethodContext,
   p: { index?: number; selector?: string; frame?: string | number },
-  reader: Reader,
+  kind: ElementReadKind,
   arg: unknown = null,
 ): Promise<{ value: unknown; target: string }> {
   const page = pageOf(ctx);
+  const o = { timeoutMs: READ_TIMEOUT_MS };
   if (p.index !== undefined) {
     const t = indexTarget(ctx, p.index);
-    const r = await readOne(page, { element_ref: t.ref }, reader, arg);
+    const r = await ops.readOneElement.call(page, { target: { element_ref: t.ref }, kind, arg }, o);
     return { value: r.value, target: `index=${p.index}` };
   }
   if (p.selector === undefined) {
     throw fail(ctx.method, 'ACTION_FAILED', '缺少参数 index', { invalidArgument: true, field: 'index' });
   }
   const frame = await frameIdFor(ctx, p.frame);
-  let r: Awaited<ReturnType<typeof readOne>>;
   try {
-    r = await readOne(page, { selector: p.selector, frame }, reader, arg);
+    const r = await ops.readOneElement.call(page, { target: { selector: p.selector, frame }, kind, arg }, o);
+    return { value: r.value, target: `selector=${p.selector}` };
   } catch (err) {
     throw selectorFailure(ctx, p.selector, err);
   }
-  return { value: r.value, target: `selector=${p.selector}` };
 }
 
-function reader(name: string, what: Reader, key: string, extra: Record<string, z.ZodType> = {}): MethodDef {
-  return def({
+function reader(
+  name: string,
+  summary: string,
+  kind: ElementReadKind,
+  key: string,
+  keyMeans: string,
+  extra: z.ZodRawShape = {},
+): HttpMethod {
+  return method({
     name,
-    task: 'existing',
-    schema: z.object({ ...idxSel, ...extra }),
+    summary,
+    ops: [ops.readOneElement],
+    meta: { task: 'existing', reply: { [key]: keyMeans, ...TARGET_REPLY } },
+    params: z.object({ ...idxSel, ...extra }),
     async run(ctx, p) {
-      const r = await readElement(
-        ctx,
-        p as { index?: number; selector?: string; frame?: string | number },
-        what,
-        (p as Data).name ?? null,
-      );
+      // The attribute name (get_element_attribute); the other reads take no argument.
+      const arg = 'name' in p && typeof p.name === 'string' ? p.name : null;
+      const r = await readElement(ctx, p, kind, arg);
       const data: Data = { [key]: r.value, target: r.target };
       return data;
     },
   });
 }
 
-const getElementBox = def({
+const getElementBox = method({
   name: 'get_element_box',
-  task: 'existing',
-  schema: z.object(idxSel),
+  summary: '读取元素的位置和尺寸（CSS 像素）；元素不可见时失败',
+  ops: [ops.readOneElement],
+  meta: {
+    task: 'existing',
+    reply: { x: '左上角 x', y: '左上角 y', width: '宽', height: '高', ...TARGET_REPLY },
+  },
+  params: z.object(idxSel),
   async run(ctx, p) {
     const r = await readElement(ctx, p, 'box');
     const box = r.value as { x: number; y: number; width: number; height: number };
@@ -114,15 +116,17 @@ const getElementBox = def({
   },
 });
 
-const getElementCount = def({
+const getElementCount = method({
   name: 'get_element_count',
-  task: 'existing',
-  schema: z.object({ selector: z.string().min(1), frame: frameParam }),
+  summary: 'CSS 选择器匹配的元素个数（主文档或 frame）',
+  ops: [ops.count],
+  meta: { task: 'existing', reply: { count: '匹配个数', selector: '查询的选择器' } },
+  params: z.object({ selector: z.string().min(1), frame: frameParam }),
   async run(ctx, p) {
     const frame = await frameIdFor(ctx, p.frame);
     let r: number;
     try {
-      r = await countMatches(pageOf(ctx), p.selector, { timeoutMs: READ_TIMEOUT_MS, frame });
+      r = await ops.count.call(pageOf(ctx), { selector: p.selector, frame }, { timeoutMs: READ_TIMEOUT_MS });
     } catch (err) {
       throw selectorFailure(ctx, p.selector, err);
     }
@@ -130,10 +134,23 @@ const getElementCount = def({
   },
 });
 
-const getElementListeners = def({
+const getElementListeners = method({
   name: 'get_element_listeners',
-  task: 'existing',
-  schema: z.object(idxSel),
+  summary: '元素的标签名；事件监听器列表不读取（hasListeners 为 null 表示不知道）',
+  ops: [ops.readOneElement],
+  meta: {
+    task: 'existing',
+    reply: {
+      found: '找到了元素',
+      tag: '标签名',
+      hasListeners: 'null：不知道（不是“没有”）',
+      listeners: '空列表（不读取）',
+      detection: 'heuristic',
+      note: '说明',
+      ...TARGET_REPLY,
+    },
+  },
+  params: z.object(idxSel),
   async run(ctx, p) {
     const r = await readElement(ctx, p, 'tag');
     return {
@@ -148,14 +165,18 @@ const getElementListeners = def({
   },
 });
 
-export const READS: MethodDef[] = [
-  reader('get_element_text', 'text', 'text', { canvasOnly: z.boolean().optional() }),
-  reader('get_element_html', 'html', 'html'),
-  reader('get_element_value', 'value', 'value'),
-  reader('get_element_attribute', 'attribute', 'value', { name: z.string().min(1) }),
-  reader('is_visible', 'visible', 'visible'),
-  reader('is_enabled', 'enabled', 'enabled'),
-  reader('is_checked', 'checked', 'checked'),
+export const READS: HttpMethod[] = [
+  reader('get_element_text', '读取元素的可见文字（innerText）', 'text', 'text', '元素的可见文字', {
+    canvasOnly: z.boolean().optional(),
+  }),
+  reader('get_element_html', '读取元素的 HTML（密码类字段的值不会出现）', 'html', 'html', '元素的 innerHTML'),
+  reader('get_element_value', '读取输入框的当前值（密码类字段被遮盖）', 'value', 'value', '当前值'),
+  reader('get_element_attribute', '读取元素的一个属性', 'attribute', 'value', '属性值（没有时省略）', {
+    name: z.string().min(1),
+  }),
+  reader('is_visible', '元素是否可见', 'visible', 'visible', '是否可见'),
+  reader('is_enabled', '元素是否可用（没有禁用）', 'enabled', 'enabled', '是否可用'),
+  reader('is_checked', '复选框或单选框是否已勾选', 'checked', 'checked', '是否已勾选'),
   getElementBox,
   getElementCount,
   getElementListeners,

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { commands as batchMethod } from '../batch.js';
+import { BATCH_REPLY, runBatch } from '../batch.js';
 import { CommandFailure, type Data, invalidArgument } from '../envelope.js';
 import { listRecipes, loadRecipe, RecipeError, substitute } from '../recipes.js';
-import { def, type MethodContext, type MethodDef } from './common.js';
+import { type HttpMethod, type MethodContext, method } from './common.js';
 
 /**
  * list_recipes / run_recipe (reference §13.6). The folder is
@@ -15,10 +15,19 @@ export function recipesDir(ctx: MethodContext): string {
   return process.env.TABWRIGHT_RECIPES_DIR || join(ctx.engine.home, 'recipes');
 }
 
-const listRecipesMethod = def({
+const listRecipesMethod = method({
   name: 'list_recipes',
-  task: 'none',
-  schema: z.object({}),
+  summary: '列出配方目录里的配方（一组预先写好的批量命令）',
+  meta: {
+    task: 'none',
+    reply: {
+      count: '配方个数',
+      recipes: '配方：name, description, params, defaults, stepCount',
+      dir: '配方目录',
+      errors: '读不了的配方文件',
+    },
+  },
+  params: z.object({}),
   async run(ctx) {
     const dir = recipesDir(ctx);
     const { recipes, errors } = await listRecipes(dir);
@@ -37,10 +46,15 @@ const listRecipesMethod = def({
   },
 });
 
-const runRecipe = def({
+const runRecipe = method({
   name: 'run_recipe',
-  task: 'existing',
-  schema: z.object({
+  summary: '按名字运行一个配方（vars 替换占位符），和 commands 批量的执行与返回一样',
+  effect: 'raw',
+  meta: {
+    task: 'existing',
+    reply: { ...BATCH_REPLY, recipe: '配方名', recipeDescription: '配方说明' },
+  },
+  params: z.object({
     name: z.string().min(1),
     vars: z.record(z.string(), z.unknown()).optional(),
     stopOnError: z.boolean().optional(),
@@ -71,7 +85,7 @@ const runRecipe = def({
     const extra: Data = { recipe: recipe.name, recipeDescription: recipe.description };
     // The batch method runs the steps (same dispatcher, evidence and expect rules as `commands`).
     try {
-      const data = await batchMethod.run(ctx, { commands, stopOnError: p.stopOnError ?? true });
+      const data = await runBatch(ctx, { commands, stopOnError: p.stopOnError ?? true });
       return { ...data, ...extra };
     } catch (err) {
       if (err instanceof CommandFailure) throw new CommandFailure(err.message, { ...err.data, ...extra });
@@ -80,4 +94,4 @@ const runRecipe = def({
   },
 });
 
-export const RECIPES: MethodDef[] = [listRecipesMethod, runRecipe];
+export const RECIPES: HttpMethod[] = [listRecipesMethod, runRecipe];

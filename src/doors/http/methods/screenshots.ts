@@ -1,23 +1,38 @@
 import { extname } from 'node:path';
 import { z } from 'zod';
-import { TabwrightError } from '../../../engine/errors.js';
+import { ops, TabwrightError } from '../../../engine/api.js';
 import { invalidArgument } from '../envelope.js';
 import { dataUrl, outputPath, taskDir, writeEvidence } from '../evidence.js';
 import { indexTarget } from './act.js';
 import {
-  def,
   ENGINE_MAX_TIMEOUT_MS,
+  type HttpMethod,
   indexSchema,
-  type MethodDef,
+  method,
   SCREENSHOT_TIMEOUT_MS,
   sessionOf,
 } from './common.js';
+import { FILE_REPLY } from './replies.js';
 import { frameParam, shotElement } from './target.js';
 
-const screenshot = def({
+const SHOT_REPLY = {
+  ...FILE_REPLY,
+  width: '图片宽度（像素）',
+  height: '图片高度（像素）',
+  base64Omitted: '默认不内联图片',
+  base64: 'inline:true 时的图片',
+};
+
+const screenshot = method({
   name: 'screenshot',
-  task: 'existing',
-  schema: z.object({
+  summary:
+    '截图：视口、整页（fullPage）、区域（clipX/clipY/clipWidth/clipHeight）或一个元素，存到任务的数据目录',
+  ops: [ops.screenshot],
+  meta: {
+    task: 'existing',
+    reply: { ...SHOT_REPLY, warning: '整页截图失败、按 fallbackToViewport 改截视口时的说明' },
+  },
+  params: z.object({
     path: z.string().min(1).optional(),
     fullPage: z.boolean().optional(),
     inline: z.boolean().optional(),
@@ -61,9 +76,10 @@ const screenshot = def({
     const timeoutMs = Math.min(p.timeoutMs ?? SCREENSHOT_TIMEOUT_MS, ENGINE_MAX_TIMEOUT_MS);
     const page = sessionOf(ctx).page();
     let warning: string | undefined;
-    let shot: Awaited<ReturnType<typeof page.screenshot>>;
+    let shot: Awaited<ReturnType<typeof ops.screenshot.call>>;
     try {
-      shot = await page.screenshot(
+      shot = await ops.screenshot.call(
+        page,
         { full_page: element ? false : (p.fullPage ?? false), format, clip, element },
         { timeoutMs },
       );
@@ -78,7 +94,7 @@ const screenshot = def({
       ) {
         throw err;
       }
-      shot = await page.screenshot({ full_page: false, format, clip }, { timeoutMs });
+      shot = await ops.screenshot.call(page, { full_page: false, format, clip }, { timeoutMs });
       warning = `整页截图失败，已按 fallbackToViewport 改截当前视口：${err.message}`;
     }
     await writeEvidence(file, shot.data);
@@ -96,10 +112,12 @@ const screenshot = def({
   },
 });
 
-const getElementScreenshot = def({
+const getElementScreenshot = method({
   name: 'get_element_screenshot',
-  task: 'existing',
-  schema: z.object({
+  summary: '给一个元素截图（index 或 selector，可带 frame）：验证码、二维码、图表',
+  ops: [ops.screenshot, ops.locate],
+  meta: { task: 'existing', reply: { ...SHOT_REPLY, target: '截图的元素：index=N 或 selector=…' } },
+  params: z.object({
     index: indexSchema.optional(),
     selector: z.string().min(1).optional(),
     path: z.string().min(1).optional(),
@@ -122,12 +140,11 @@ const getElementScreenshot = def({
     );
     const ext = extname(file).toLowerCase();
     const format = ext === '.jpg' || ext === '.jpeg' ? 'jpeg' : 'png';
-    const shot = await sessionOf(ctx)
-      .page()
-      .screenshot(
-        { element, format },
-        { timeoutMs: Math.min(p.timeoutMs ?? SCREENSHOT_TIMEOUT_MS, ENGINE_MAX_TIMEOUT_MS) },
-      );
+    const shot = await ops.screenshot.call(
+      sessionOf(ctx).page(),
+      { element, format },
+      { timeoutMs: Math.min(p.timeoutMs ?? SCREENSHOT_TIMEOUT_MS, ENGINE_MAX_TIMEOUT_MS) },
+    );
     await writeEvidence(file, shot.data);
     const inline = p.inline ?? false;
     return {
@@ -143,4 +160,4 @@ const getElementScreenshot = def({
   },
 });
 
-export const SCREENSHOTS: MethodDef[] = [screenshot, getElementScreenshot];
+export const SCREENSHOTS: HttpMethod[] = [screenshot, getElementScreenshot];

@@ -1,56 +1,68 @@
 import { z } from 'zod';
-import { emulateSession, printPdf, setColorScheme, setViewport } from '../../../engine/emulation.js';
+import { ops } from '../../../engine/api.js';
 import { invalidArgument } from '../envelope.js';
 import { dataUrl, lastNumber, outputPath, taskDir, writeEvidence } from '../evidence.js';
-import { def, type MethodDef, pageOf, sessionOf } from './common.js';
+import { type HttpMethod, method, pageOf, sessionOf } from './common.js';
+import { FILE_REPLY } from './replies.js';
 
-/** Browser settings (§8.11) and pdf (§8.9), over src/engine/emulation.ts. */
+/** Browser settings (§8.11) and pdf (§8.9), over the engine's emulation operations. */
 
 const OPTS = { timeoutMs: 10_000 };
 
-const setViewportDef = def({
+const setViewport = method({
   name: 'set_viewport',
-  task: 'existing',
-  schema: z.object({
+  summary: '设置视口大小（CSS 像素）',
+  ops: [ops.viewport],
+  meta: { task: 'existing', evidence: true, reply: { width: '宽', height: '高' } },
+  params: z.object({
     width: z.number().int().min(1).max(10_000),
     height: z.number().int().min(1).max(10_000),
   }),
   async run(ctx, p) {
-    await setViewport(pageOf(ctx), { width: p.width, height: p.height }, OPTS);
+    await ops.viewport.call(pageOf(ctx), { width: p.width, height: p.height }, OPTS);
     return { width: p.width, height: p.height };
   },
 });
 
-const setGeolocation = def({
+const setGeolocation = method({
   name: 'set_geolocation',
-  task: 'existing',
-  schema: z.object({
+  summary: '模拟地理位置（同时授予定位权限）',
+  ops: [ops.emulate],
+  meta: {
+    task: 'existing',
+    reply: { latitude: '纬度', longitude: '经度', permissionGranted: 'true：已授予定位权限' },
+  },
+  params: z.object({
     latitude: z.number().min(-90).max(90),
     longitude: z.number().min(-180).max(180),
     accuracy: z.number().min(0).optional(),
   }),
   async run(ctx, p) {
-    await emulateSession(sessionOf(ctx), {
+    await ops.emulate.call(sessionOf(ctx), {
       geolocation: { latitude: p.latitude, longitude: p.longitude, accuracy: p.accuracy },
     });
     return { latitude: p.latitude, longitude: p.longitude, permissionGranted: true };
   },
 });
 
-const setOffline = def({
+const setOffline = method({
   name: 'set_offline',
-  task: 'existing',
-  schema: z.object({ offline: z.boolean().optional() }),
+  summary: '模拟断网（offline:true）或恢复',
+  ops: [ops.emulate],
+  meta: { task: 'existing', reply: { offline: '现在是否断网' } },
+  params: z.object({ offline: z.boolean().optional() }),
   async run(ctx, p) {
-    await emulateSession(sessionOf(ctx), { offline: p.offline ?? false });
+    await ops.emulate.call(sessionOf(ctx), { offline: p.offline ?? false });
     return { offline: p.offline ?? false };
   },
 });
 
-const setHeaders = def({
+const setHeaders = method({
   name: 'set_headers',
-  task: 'existing',
-  schema: z.object({ headersJson: z.string().min(1) }),
+  summary: '给这个任务的所有请求加上额外的 HTTP 头（headersJson：JSON 字符串）',
+  ops: [ops.emulate],
+  meta: { task: 'existing', reply: { headers: '设置的头名' } },
+  params: z.object({ headersJson: z.string().min(1) }),
   async run(ctx, p) {
     let headers: unknown;
     try {
@@ -69,17 +81,19 @@ const setHeaders = def({
       });
     }
     const extraHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
-    await emulateSession(sessionOf(ctx), { extraHeaders });
+    await ops.emulate.call(sessionOf(ctx), { extra_headers: extraHeaders });
     return { headers: Object.keys(extraHeaders) };
   },
 });
 
-const setMedia = def({
+const setMedia = method({
   name: 'set_media',
-  task: 'existing',
-  schema: z.object({ colorScheme: z.enum(['light', 'dark', 'no-preference']) }),
+  summary: '模拟配色方案（prefers-color-scheme：light / dark / no-preference）',
+  ops: [ops.colorScheme],
+  meta: { task: 'existing', evidence: true, reply: { colorScheme: '设置的配色' } },
+  params: z.object({ colorScheme: z.enum(['light', 'dark', 'no-preference']) }),
   async run(ctx, p) {
-    await setColorScheme(pageOf(ctx), p.colorScheme, OPTS);
+    await ops.colorScheme.call(pageOf(ctx), { scheme: p.colorScheme }, OPTS);
     return { colorScheme: p.colorScheme };
   },
 });
@@ -90,10 +104,21 @@ const setMedia = def({
  * task's allowed origins when it has an allowlist, else any origin that asks (or `origins`, an
  * extension). An empty username clears them. The password is never echoed.
  */
-const setCredentials = def({
+const setCredentials = method({
   name: 'set_credentials',
-  task: 'existing',
-  schema: z.object({
+  summary: 'HTTP 认证（basic / digest）的用户名和密码，只在 401 质询时提供；username 为空则清除',
+  ops: [ops.httpCredentials],
+  meta: {
+    task: 'existing',
+    evidence: true,
+    reply: {
+      username: '用户名（密码从不回显）',
+      origins: '凭据提供给哪些源（any：任何发出质询的源）',
+      note: '说明',
+      cleared: 'username 为空时：已清除',
+    },
+  },
+  params: z.object({
     username: z.string(),
     password: z.string(),
     origins: z.array(z.string().min(1)).min(1).optional(),
@@ -101,13 +126,11 @@ const setCredentials = def({
   async run(ctx, p) {
     const session = sessionOf(ctx);
     if (p.username === '') {
-      await session.setHttpCredentials(null);
+      await ops.httpCredentials.call(session, { credentials: null });
       return { cleared: true };
     }
-    const scope = await session.setHttpCredentials({
-      username: p.username,
-      password: p.password,
-      origins: p.origins,
+    const scope = await ops.httpCredentials.call(session, {
+      credentials: { username: p.username, password: p.password, origins: p.origins },
     });
     return {
       username: p.username,
@@ -120,10 +143,12 @@ const setCredentials = def({
   },
 });
 
-const pdf = def({
+const pdf = method({
   name: 'pdf',
-  task: 'existing',
-  schema: z.object({
+  summary: '把页面打印成 PDF，存到任务的数据目录（或 path）',
+  ops: [ops.pdf],
+  meta: { task: 'existing', reply: FILE_REPLY },
+  params: z.object({
     path: z.string().min(1).optional(),
     timeoutMs: z.number().int().min(1).max(60_000).optional(),
   }),
@@ -132,14 +157,14 @@ const pdf = def({
     const dir = taskDir(ctx.dataDir, task.id);
     const n = (await lastNumber(dir, /^page-(\d+)\.pdf$/)) + 1;
     const file = outputPath('pdf', dir, p.path, () => `page-${n}.pdf`);
-    const data = await printPdf(pageOf(ctx), { timeoutMs: p.timeoutMs ?? 30_000 });
+    const data = await ops.pdf.call(pageOf(ctx), {}, { timeoutMs: p.timeoutMs ?? 30_000 });
     await writeEvidence(file, data);
     return { path: file, url: dataUrl(ctx.dataDir, file), size: data.length };
   },
 });
 
-export const SETTINGS: MethodDef[] = [
-  setViewportDef,
+export const SETTINGS: HttpMethod[] = [
+  setViewport,
   setGeolocation,
   setOffline,
   setHeaders,

@@ -1,7 +1,8 @@
+import { ops } from '../../../engine/api.js';
 import type { DialogRecord } from '../../../engine/dialogs.js';
 import type { Session } from '../../../engine/session.js';
 import type { Data } from '../envelope.js';
-import type { MethodContext } from './common.js';
+import { type MethodContext, pageOrNone } from './common.js';
 
 export interface TabEntry {
   index: number;
@@ -13,7 +14,7 @@ export interface TabEntry {
 
 /** The task's tabs, 0-based, `current` = the operated tab (titles read fresh, bounded by the engine). */
 export async function tabsOf(session: Session): Promise<TabEntry[]> {
-  const infos = await session.describePages();
+  const infos = await ops.listTabs.call(session, {});
   return infos.map((p, index) => ({
     index,
     url: p.url,
@@ -40,21 +41,15 @@ function consumed(ctx: MethodContext): Map<string, number> {
 }
 
 /** The last dialog the operated tab saw, unless consumed (reference §8.12 get_dialog). */
-export function lastDialog(ctx: MethodContext): DialogRecord | null {
-  const session = ctx.task?.session;
-  if (!session) return null;
-  let page: ReturnType<Session['page']>;
-  try {
-    page = session.page();
-  } catch {
-    return null;
-  }
-  const all = page.dialogs.list(consumed(ctx).get(page.id) ?? 0);
+export async function lastDialog(ctx: MethodContext): Promise<DialogRecord | null> {
+  const page = pageOrNone(ctx);
+  if (!page) return null;
+  const all = await ops.dialogs.call(page, { since_seq: consumed(ctx).get(page.id) ?? 0 });
   return all.length > 0 ? all[all.length - 1]! : null;
 }
 
-export function consumeDialog(ctx: MethodContext): boolean {
-  const d = lastDialog(ctx);
+export async function consumeDialog(ctx: MethodContext): Promise<boolean> {
+  const d = await lastDialog(ctx);
   if (!d) return false;
   consumed(ctx).set(d.page_id, d.seq);
   return true;
@@ -72,6 +67,6 @@ export function dialogData(d: DialogRecord | null): Data | null {
   };
 }
 
-export function dialogOf(ctx: MethodContext): Data | null {
-  return dialogData(lastDialog(ctx));
+export async function dialogOf(ctx: MethodContext): Promise<Data | null> {
+  return dialogData(await lastDialog(ctx));
 }

@@ -1,26 +1,31 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readElements } from '../../../engine/element-reads.js';
-import { pageFrames } from '../../../engine/frames.js';
-import type { SnapshotNode, SnapshotResult } from '../../../snapshot/index.js';
+import { ops } from '../../../engine/api.js';
+import type { SnapshotResult } from '../../../snapshot/index.js';
 import type { Data } from '../envelope.js';
 import { captureSeq, dataUrl, nextSeq, taskDir, writeEvidence } from '../evidence.js';
-import { type FrameSplit, renderBrowserState, renderTabBlock } from '../render/browser-state.js';
+import {
+  type FrameSplit,
+  renderBrowserState,
+  renderTabBlock,
+  STATE_ATTRIBUTES,
+} from '../render/browser-state.js';
 import type { IndexSnapshot } from '../tasks.js';
-import { budget, def, type MethodContext, type MethodDef, plainFailure, sessionOf } from './common.js';
+import { budget, type HttpMethod, type MethodContext, method, plainFailure, sessionOf } from './common.js';
 import { tabsOf, wireTabs } from './shared-reads.js';
 
 const SNAPSHOT_TIMEOUT_MS = 20_000;
 
-async function walk(ctx: MethodContext, viewportExpansion: number, scope?: string): Promise<SnapshotResult> {
+async function walk(ctx: MethodContext, viewportExpansion: number): Promise<SnapshotResult> {
   const page = sessionOf(ctx).page();
   const whole = viewportExpansion < 0;
-  return page.snapshot(
+  return ops.snapshot.call(
+    page,
     {
       viewport: !whole,
       viewport_margin: whole ? undefined : viewportExpansion,
       include_frames: true,
-      scope_selector: scope,
+      attributes: STATE_ATTRIBUTES,
     },
     { timeoutMs: budget(undefined, SNAPSHOT_TIMEOUT_MS) },
   );
@@ -31,10 +36,44 @@ function unindexed(line: string): string {
   return line.replace(/^(\t*)\*?\[\d+\]/, '$1');
 }
 
-const getBrowserState = def({
+const getBrowserState = method({
   name: 'get_browser_state',
-  task: 'existing',
-  schema: z.object({
+  summary: '读取页面：带索引 [N] 的元素文本（动作方法用的索引）、标签页、视口位置，并存下截图和文本',
+  ops: [ops.snapshot, ops.frames, ops.listTabs, ops.screenshot],
+  meta: {
+    task: 'existing',
+    compactDrop: ['browser_state', 'url', 'title'],
+    reply: {
+      url: '页面 URL（compact 模式不返回）',
+      title: '页面标题（compact 模式不返回）',
+      browser_state: '标签页块（compact 模式不返回）',
+      text: '带索引的元素文本（§9.4）',
+      tabs: '标签页：index, url, title, current',
+      elements: '元素：index, tag, role, name, text, selector, ref, frame, actionable, covered, isNew',
+      elementCount: '带索引的元素总数',
+      elementsTruncated: 'elements 按 maxElements 截断了',
+      pixels_above: '视口上方的像素',
+      pixels_below: '视口下方的像素',
+      viewport_height: '视口高度',
+      page_height: '页面高度',
+      frameCount: '框架数（主框架算一个）',
+      frames: 'includeFrames 时：每个框架的块',
+      seq: '证据序号（截图和状态文件共用）',
+      screenshot: '截图的 GET 地址',
+      screenshot_path: '截图在服务器上的路径（compact 模式不返回）',
+      screenshot_error: '截图失败的原因',
+      state_file: '状态文本文件的 GET 地址',
+      indicesUsable: 'true：索引可用于动作方法',
+      snapshotConsistent: 'true',
+      snapshotAttempts: '1',
+      snapshotStrict: '回显的 strictSnapshot',
+      pageAppearsBlank: '页面没有文字',
+      mediaCount: '图片、画布、视频的数量',
+      mediaHint: '页面主要由图片组成时的提示',
+      snapshotNote: '快照按字符预算截断时的说明',
+    },
+  },
+  params: z.object({
     highlight: z.boolean().optional(),
     viewportExpansion: z.number().int().min(-1).optional(),
     includeElements: z.boolean().optional(),
@@ -42,7 +81,6 @@ const getBrowserState = def({
     includeFrames: z.boolean().optional(),
     strictSnapshot: z.boolean().optional(),
   }),
-  compactDrop: ['browser_state', 'url', 'title'],
   async run(ctx, p) {
     const task = ctx.task!;
     const session = sessionOf(ctx);
@@ -51,7 +89,7 @@ const getBrowserState = def({
     const prev = task.snapshot?.pageId === page.id ? new Set(task.snapshot.refs) : undefined;
     let split: FrameSplit | undefined;
     if (p.includeFrames) {
-      const frames = pageFrames(page);
+      const frames = await ops.frames.call(page, {});
       split = {
         label: (fid) => {
           const i = fid === undefined ? 0 : frames.findIndex((f) => f.id === fid);
@@ -137,10 +175,20 @@ const getBrowserState = def({
   },
 });
 
-const diffDomText = def({
+const diffDomText = method({
   name: 'diff_dom_text',
-  task: 'existing',
-  schema: z.object({
+  summary: '重新读取页面，与上次 get_browser_state 的文本逐行比较（不写文件）',
+  ops: [ops.snapshot],
+  meta: {
+    task: 'existing',
+    reply: {
+      changed: '有没有变化',
+      added: '新出现的行（最多 200 行）',
+      removed: '消失的行（最多 200 行）',
+      first: 'true：之前没有 get_browser_state，全部算新增',
+    },
+  },
+  params: z.object({
     highlight: z.boolean().optional(),
     viewportExpansion: z.number().int().min(-1).optional(),
   }),
@@ -179,16 +227,28 @@ function requireSnapshot(ctx: MethodContext): IndexSnapshot {
   return snap;
 }
 
-const getInteractiveMap = def({
+const getInteractiveMap = method({
   name: 'get_interactive_map',
-  task: 'existing',
-  schema: z.object({}),
+  summary: '上次 get_browser_state 的每个索引对应的元素：id、class、href、name、选择器',
+  ops: [ops.readManyElements],
+  meta: {
+    task: 'existing',
+    reply: {
+      count: '元素个数',
+      elements:
+        '元素：index, tag, ref, selector, id, className, href, name, text, hasListeners（null：不知道）, listeners, frame, resolved（false：元素已不在）',
+    },
+  },
+  params: z.object({}),
   async run(ctx) {
     const snap = requireSnapshot(ctx);
     const page = sessionOf(ctx).page();
-    const identities = (await readElements(page, snap.refs, 'identity', null, { timeoutMs: 10_000 }).catch(
-      () => snap.refs.map(() => null),
-    )) as ({
+    const read = ops.readManyElements.call(
+      page,
+      { refs: snap.refs, kind: 'identity' },
+      { timeoutMs: 10_000 },
+    );
+    const identities = (await read.catch(() => snap.refs.map(() => null))) as ({
       id: string | null;
       className: string | null;
       href: string | null;
@@ -217,50 +277,47 @@ const getInteractiveMap = def({
   },
 });
 
-const FIELD_TAGS = new Set(['input', 'textarea', 'select']);
-
-function* fields(n: SnapshotNode): Generator<SnapshotNode> {
-  if (FIELD_TAGS.has(n.tag) || (n.interactive && ['checkbox', 'radio', 'switch'].includes(n.role))) {
-    yield n;
-    return;
-  }
-  for (const c of n.children) yield* fields(c);
-}
-
-const getFormState = def({
+const getFormState = method({
   name: 'get_form_state',
-  task: 'existing',
-  schema: z.object({
+  summary: '页面（或选择器范围内）所有表单字段的标签、类型、值和状态；密码值为 [redacted]',
+  ops: [ops.formState],
+  meta: {
+    task: 'existing',
+    reply: {
+      count: '字段总数',
+      fields:
+        '字段：label, id, name, type, value, valueFrom, checked, disabled, readOnly, required, visible, invalid, placeholder',
+      truncated: '按 max 截断了',
+      errorCount: '无效字段数',
+      errors: '无效字段：label, error',
+    },
+  },
+  params: z.object({
     selector: z.string().min(1).optional(),
     includeHidden: z.boolean().optional(),
     max: z.number().int().min(1).max(2000).optional(),
   }),
   async run(ctx, p) {
-    const snap = await walk(ctx, -1, p.selector);
-    const out: Data[] = [];
-    for (const n of fields(snap.model)) {
-      const a = n.attrs ?? {};
-      const type = (a.type ?? (n.tag === 'input' ? 'text' : n.tag)).toLowerCase();
-      const st = n.states ?? {};
-      out.push({
-        label: n.name || undefined,
-        id: n.selector_hint?.startsWith('#') ? n.selector_hint.slice(1) : undefined,
-        name: a.name,
-        type,
-        value:
-          type === 'password' && n.value
-            ? '[redacted]'
-            : (n.value ?? (st.checked !== undefined ? undefined : '')),
-        valueFrom: 'dom',
-        checked: st.checked !== undefined ? st.checked === true : undefined,
-        disabled: st.disabled === true,
-        readOnly: st.readonly === true,
-        required: st.required === true,
-        visible: true,
-        invalid: st.invalid === true,
-        placeholder: a.placeholder,
-      });
-    }
+    const found = await ops.formState.call(
+      sessionOf(ctx).page(),
+      { selector: p.selector },
+      { timeoutMs: budget(undefined, SNAPSHOT_TIMEOUT_MS) },
+    );
+    const out: Data[] = found.map((f) => ({
+      label: f.label,
+      id: f.id,
+      name: f.name,
+      type: f.type,
+      value: f.value,
+      valueFrom: 'dom',
+      checked: f.checked,
+      disabled: f.disabled,
+      readOnly: f.readonly,
+      required: f.required,
+      visible: true,
+      invalid: f.invalid,
+      placeholder: f.placeholder,
+    }));
     const max = p.max ?? 200;
     const errors = out.filter((f) => f.invalid).map((f) => ({ label: f.label ?? f.name, error: 'invalid' }));
     return {
@@ -273,10 +330,19 @@ const getFormState = def({
   },
 });
 
-const listFrames = def({
+const listFrames = method({
   name: 'list_frames',
-  task: 'existing',
-  schema: z.object({ refresh: z.boolean().optional() }),
+  summary: '页面的框架：序号（0 = 主框架，深度优先）、URL、name、层级和各自的元素索引范围',
+  ops: [ops.frames, ops.snapshot],
+  meta: {
+    task: 'existing',
+    reply: {
+      count: '框架个数',
+      frames: '框架：index, url, name, isMain, parentIndex, depth, elementCount, indexRange',
+      indicesFrom: '元素计数来自哪次读取',
+    },
+  },
+  params: z.object({ refresh: z.boolean().optional() }),
   async run(ctx, p) {
     const task = ctx.task!;
     const page = sessionOf(ctx).page();
@@ -288,7 +354,7 @@ const listFrames = def({
     } else {
       frameOfIndex = task.snapshot?.pageId === page.id ? task.snapshot.info.map((i) => i.frame) : [];
     }
-    const frames = pageFrames(page);
+    const frames = await ops.frames.call(page, {});
     const indexOfId = new Map(frames.map((f, i) => [f.id, i]));
     return {
       count: frames.length,
@@ -315,4 +381,10 @@ const listFrames = def({
   },
 });
 
-export const STATE: MethodDef[] = [getBrowserState, diffDomText, getInteractiveMap, getFormState, listFrames];
+export const STATE: HttpMethod[] = [
+  getBrowserState,
+  diffDomText,
+  getInteractiveMap,
+  getFormState,
+  listFrames,
+];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Target } from '../../../engine/actions/types.js';
-import { pageFrames } from '../../../engine/frames.js';
+import { ops } from '../../../engine/api.js';
 import { indexTarget } from './act.js';
 import { fail, type MethodContext, pageOf, READ_TIMEOUT_MS } from './common.js';
 
@@ -27,7 +27,7 @@ export async function frameIdFor(
   frame: string | number | undefined,
 ): Promise<string | undefined> {
   if (frame === undefined) return undefined;
-  const frames = pageFrames(pageOf(ctx));
+  const frames = await ops.frames.call(pageOf(ctx), {});
   const key = typeof frame === 'string' ? frame.trim() : frame;
   let found: (typeof frames)[number] | undefined;
   if (typeof key === 'number' || /^\d+$/.test(key)) {
@@ -76,6 +76,10 @@ export async function shotElement(
   const selector = p.selector!;
   const frame = await frameIdFor(ctx, p.frame);
   if (frame === undefined) return { selector };
-  const found = await pageOf(ctx).locate({ selector, frame }, { timeoutMs: READ_TIMEOUT_MS });
+  const found = await ops.locate.call(
+    pageOf(ctx),
+    { target: { selector, frame } },
+    { timeoutMs: READ_TIMEOUT_MS },
+  );
   return { ref: found.element_ref };
 }

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { readText } from '../../../engine/content.js';
-import { countMatches } from '../../../engine/element-reads.js';
-import { TabwrightError } from '../../../engine/errors.js';
+import { ops, TabwrightError } from '../../../engine/api.js';
 import type { WaitConditions } from '../../../engine/waits.js';
 import { CommandFailure, type Data } from '../envelope.js';
-import { def, fail, type MethodContext, type MethodDef, pageOf } from './common.js';
+import { fail, type HttpMethod, type MethodContext, method, pageOf } from './common.js';
+import { WAITED_REPLY } from './replies.js';
 import { frameIdFor, frameParam } from './target.js';
 
 /** Waits (§8.7): `timeoutSeconds` default 30; the engine caps one wait at 60 s. */
@@ -22,10 +21,16 @@ async function waitFor(
   timeoutSeconds: number | undefined,
   extra: Data = {},
   frame?: string,
+  /** Counters read at the timeout (wait_for_idle's requests in flight). */
+  inflight?: () => Promise<number>,
 ): Promise<{ waitedMs: number; url: string }> {
   const started = Date.now();
   try {
-    const r = await pageOf(ctx).wait(conditions, { frame }, { timeoutMs: timeoutOf(timeoutSeconds) });
+    const r = await ops.wait.call(
+      pageOf(ctx),
+      { conditions, frame },
+      { timeoutMs: timeoutOf(timeoutSeconds) },
+    );
     return { waitedMs: r.waited_ms, url: r.url };
   } catch (err) {
     if (
@@ -40,16 +45,19 @@ async function waitFor(
         waitedMs: Date.now() - started,
         conditions: err.details.conditions,
         ...extra,
+        ...(inflight ? { inflight: await inflight().catch(() => undefined) } : {}),
       });
     }
     throw err;
   }
 }
 
-const waitForElement = def({
+const waitForElement = method({
   name: 'wait_for_element',
-  task: 'existing',
-  schema: z.object({
+  summary: '等到选择器匹配的元素出现并可见（默认最多 30 秒；可带 frame）',
+  ops: [ops.wait],
+  meta: { task: 'existing', evidence: true, reply: WAITED_REPLY },
+  params: z.object({
     selector: z.string().min(1),
     timeoutSeconds: seconds,
     frame: frameParam,
@@ -67,10 +75,12 @@ const waitForElement = def({
   },
 });
 
-const waitForText = def({
+const waitForText = method({
   name: 'wait_for_text',
-  task: 'existing',
-  schema: z.object({ text: z.string().min(1), timeoutSeconds: seconds }),
+  summary: '等到页面出现这段文字',
+  ops: [ops.wait],
+  meta: { task: 'existing', evidence: true, reply: WAITED_REPLY },
+  params: z.object({ text: z.string().min(1), timeoutSeconds: seconds }),
   async run(ctx, p) {
     const r = await waitFor(ctx, { text_present: p.text }, p.timeoutSeconds);
     return { waitedMs: r.waitedMs };
@@ -86,10 +96,12 @@ function urlRegex(pattern: string): string {
   return `/^${body}([?#].*)?$/`;
 }
 
-const waitForUrl = def({
+const waitForUrl = method({
   name: 'wait_for_url',
-  task: 'existing',
-  schema: z.object({ url: z.string().min(1), timeoutSeconds: seconds }),
+  summary: '等到 URL 匹配（glob，* 和 ** 都跨 /；不带 * 时按包含）',
+  ops: [ops.wait],
+  meta: { task: 'existing', evidence: true, reply: { url: '匹配时的 URL', ...WAITED_REPLY } },
+  params: z.object({ url: z.string().min(1), timeoutSeconds: seconds }),
   async run(ctx, p) {
     const cond = p.url.includes('*') ? urlRegex(p.url) : urlRegex(`**${p.url}**`);
     const r = await waitFor(ctx, { url_matches: cond }, p.timeoutSeconds);
@@ -97,10 +109,12 @@ const waitForUrl = def({
   },
 });
 
-const waitForLoad = def({
+const waitForLoad = method({
   name: 'wait_for_load',
-  task: 'existing',
-  schema: z.object({
+  summary: '等到页面加载到 state（load / domcontentloaded / networkidle）',
+  ops: [ops.wait],
+  meta: { task: 'existing', evidence: true, reply: { state: '等待的状态', ...WAITED_REPLY } },
+  params: z.object({
     state: z.enum(['load', 'domcontentloaded', 'networkidle']).optional(),
     timeoutSeconds: seconds,
   }),
@@ -115,20 +129,28 @@ const waitForLoad = def({
   },
 });
 
-const waitForFunction = def({
+const waitForFunction = method({
   name: 'wait_for_function',
-  task: 'existing',
-  schema: z.object({ expression: z.string().min(1), timeoutSeconds: seconds }),
+  summary: '等到 JavaScript 表达式为真',
+  ops: [ops.wait],
+  meta: { task: 'existing', evidence: true, reply: WAITED_REPLY },
+  params: z.object({ expression: z.string().min(1), timeoutSeconds: seconds }),
   async run(ctx, p) {
     const r = await waitFor(ctx, { js_predicate: p.expression }, p.timeoutSeconds);
     return { waitedMs: r.waitedMs };
   },
 });
 
-const waitForIdle = def({
+const waitForIdle = method({
   name: 'wait_for_idle',
-  task: 'existing',
-  schema: z.object({
+  summary: '等到页面空闲：quietMs 内没有 DOM 变化也没有进行中的请求（可再加选择器或文字条件）',
+  ops: [ops.wait, ops.pageInflight],
+  meta: {
+    task: 'existing',
+    evidence: true,
+    reply: { idle: 'true', inflight: '进行中的请求数', ...WAITED_REPLY },
+  },
+  params: z.object({
     quietMs: z.number().int().min(50).max(30_000).optional(),
     timeoutSeconds: seconds,
     selector: z.string().min(1).optional(),
@@ -140,18 +162,23 @@ const waitForIdle = def({
     if (p.selector) cond.selector_present = p.selector;
     if (p.text) cond.text_present = p.text;
     const page = pageOf(ctx);
-    const r = await waitFor(ctx, cond, p.timeoutSeconds, {
-      idle: false,
-      inflight: page.network.inflightCount(),
-    });
-    return { idle: true, waitedMs: r.waitedMs, inflight: page.network.inflightCount() };
+    const r = await waitFor(ctx, cond, p.timeoutSeconds, { idle: false }, undefined, () =>
+      ops.pageInflight.call(page, {}),
+    );
+    return { idle: true, waitedMs: r.waitedMs, inflight: await ops.pageInflight.call(page, {}) };
   },
 });
 
-const waitForStable = def({
+const waitForStable = method({
   name: 'wait_for_stable',
-  task: 'existing',
-  schema: z.object({
+  summary: '等到内容稳定：quietMs 内没有 DOM 变化，返回稳定后的文字（selector 默认 body）',
+  ops: [ops.wait, ops.readPageText],
+  meta: {
+    task: 'existing',
+    evidence: true,
+    reply: { stable: 'true', length: '文字长度', text: '稳定后的文字（最多 20000 字）', ...WAITED_REPLY },
+  },
+  params: z.object({
     selector: z.string().min(1).optional(),
     quietMs: z.number().int().min(50).max(30_000).optional(),
     timeoutSeconds: seconds,
@@ -161,18 +188,25 @@ const waitForStable = def({
     const cond: WaitConditions = { dom_stable: quiet };
     if (p.selector) cond.selector_present = p.selector;
     const r = await waitFor(ctx, cond, p.timeoutSeconds, { stable: false });
-    const text = await readText(pageOf(ctx), p.selector ?? 'body', { timeoutMs: 5_000 }).then(
-      (c) => c.content,
-      () => '',
-    );
+    const text = await ops.readPageText
+      .call(pageOf(ctx), { selector: p.selector ?? 'body' }, { timeoutMs: 5_000 })
+      .then(
+        (c) => c.content,
+        () => '',
+      );
     return { stable: true, waitedMs: r.waitedMs, length: text.length, text: text.slice(0, 20_000) };
   },
 });
 
-const waitForCount = def({
+const waitForCount = method({
   name: 'wait_for_count',
-  task: 'existing',
-  schema: z.object({
+  summary: '等到选择器的匹配个数满足 min / max / equals（max:0 = 等遮罩都消失）',
+  ops: [ops.wait, ops.count],
+  meta: {
+    task: 'existing',
+    reply: { matched: 'true', count: '满足时的匹配个数', ...WAITED_REPLY },
+  },
+  params: z.object({
     selector: z.string().min(1),
     min: z.number().int().min(0).optional(),
     max: z.number().int().min(0).optional(),
@@ -192,12 +226,12 @@ const waitForCount = def({
       p.timeoutSeconds,
       { matched: false },
     );
-    const count = await countMatches(pageOf(ctx), p.selector, { timeoutMs: 5_000 });
+    const count = await ops.count.call(pageOf(ctx), { selector: p.selector }, { timeoutMs: 5_000 });
     return { matched: true, count, waitedMs: r.waitedMs };
   },
 });
 
-export const WAITS: MethodDef[] = [
+export const WAITS: HttpMethod[] = [
   waitForElement,
   waitForText,
   waitForUrl,

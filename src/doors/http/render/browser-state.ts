@@ -1,10 +1,15 @@
 import type { SnapshotNode } from '../../../snapshot/index.js';
+import { DOM_ATTRIBUTES } from '../../kit/index.js';
 
 /**
  * The indexed `text` of get_browser_state (reference §9.4-9.6), rendered from
  * the engine's page model. Pure rendering: the model already carries tags,
- * whitelisted attributes, live values (secrets redacted) and states.
+ * the attributes this door asks for (STATE_ATTRIBUTES), live values (secrets
+ * redacted) and states.
  */
+
+/** The DOM attributes the door's snapshots ask the engine for: what an element line prints from the DOM (§9.5). */
+export const STATE_ATTRIBUTES = [...DOM_ATTRIBUTES];
 
 /** Attribute whitelist, in print order (§9.5). */
 export const ATTR_ORDER = [
