@@ -2,7 +2,7 @@
 // Usage: node --import tsx scripts/gen-reference.ts          (write)
 //        node --import tsx scripts/gen-reference.ts --check  (exit 1 when a doc is stale)
 // npm run gen:reference; test/generated-docs.test.ts runs the check.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HTTP_TABLE } from '../src/doors/http/methods.js';

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
 import { HTTP_TABLE, pageChanging } from '../src/doors/http/methods.js';
