@@ -6,7 +6,10 @@
 //   3. OCR for ocr_image: tesseract with English and Simplified Chinese data; as root,
 //      `apt-get install -y tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim` when missing;
 //      not root: print the command and go on (OCR is optional; its tests say what is missing);
-//   4. the build (tsc) when dist/ is missing or older than src/.
+//   4. Firefox (the second backend): `apt-get install -y firefox-esr` as root when missing;
+//      with --test also what the Selenium Grid tests start: chromium-driver (matching Debian's
+//      chromium) and a Java runtime (openjdk-17-jre-headless); not root: print the command and go on;
+//   5. the build (tsc) when dist/ is missing or older than src/.
 // Plain JavaScript with no dependencies: it runs before anything is installed.
 // Progress goes to stderr so stdout stays clean for whatever runs next.
 import { execSync, spawnSync } from 'node:child_process';
@@ -142,7 +145,34 @@ if (process.env.TABWRIGHT_SKIP_OCR_SETUP !== '1' && !ocrReady()) {
 }
 if (ocrReady()) say('ocr: tesseract (eng, chi_sim)');
 
-// 4. Build
+// 4. Firefox, and for the tests the Grid's driver and Java (Debian packages)
+const onPath = (name) =>
+  (process.env.PATH ?? '').split(':').some((dir) => dir && executable(join(dir, name)));
+const wanted = [['firefox-esr', () => onPath('firefox-esr') || onPath('firefox')]];
+if (process.argv.includes('--test')) {
+  wanted.push(['chromium-driver', () => onPath('chromedriver')]);
+  wanted.push(['openjdk-17-jre-headless', () => onPath('java')]);
+}
+const missing = wanted.filter(([, present]) => !present()).map(([pkg]) => pkg);
+if (missing.length > 0 && process.env.TABWRIGHT_SKIP_APT !== '1') {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const command = `apt-get install -y --no-install-recommends ${missing.join(' ')}`;
+  if (!isRoot || !existsSync('/usr/bin/apt-get')) {
+    say(
+      `not installed: ${missing.join(', ')} (Firefox sessions and the Grid tests need them). Install: sudo ${command}`,
+    );
+  } else {
+    say(`installing ${missing.join(', ')} (Debian packages)`);
+    const apt = (args) => spawnSync('apt-get', args, { cwd: root, stdio: ['ignore', 2, 2] }).status === 0;
+    const ok =
+      apt(['install', '-y', '--no-install-recommends', ...missing]) ||
+      (apt(['update']) && apt(['install', '-y', '--no-install-recommends', ...missing]));
+    if (!ok) say(`installing ${missing.join(', ')} failed. Try: ${command}`);
+  }
+}
+for (const [pkg, present] of wanted) if (present()) say(`${pkg}: installed`);
+
+// 5. Build
 const stamp = join(root, 'dist', '.build-stamp');
 const sourcesChanged =
   Math.max(
