@@ -53,9 +53,13 @@ export class Deadline {
     return Date.now() - this.startedAt;
   }
 
-  /** True when the caller aborted (as opposed to the clock running out). */
+  /**
+   * True when the caller aborted (as opposed to the clock running out). Decided by the abort's
+   * reason, not by the clock: timers run on a monotonic clock and may fire a millisecond before
+   * Date.now() reaches expiresAt, which made an expired deadline look like a caller's abort.
+   */
   callerAborted(): boolean {
-    return this.signal.aborted && this.remaining() > 0;
+    return this.signal.aborted && !(this.signal.reason instanceof DeadlineTimeout);
   }
 
   /** Rejects when the deadline passes or the caller aborts. */
