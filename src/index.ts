@@ -3,13 +3,13 @@
 // takes backends of your own.
 export { createEngine, defaultBackends, type EngineSettings } from './cli/compose.js';
 export type { ActionOptions, ActionSpec, Receipt, Target } from './engine/actions/types.js';
+// Every capability as one operation (name, effect, zod input, implementation), as the doors use them.
+export { EFFECTS, OPERATIONS, ops } from './engine/api.js';
 export type { ConsoleEntry } from './engine/console.js';
 export type { OperationOptions } from './engine/deadline.js';
 export type { DialogPolicyInput, DialogRecord } from './engine/dialogs.js';
 export type { DownloadRecord } from './engine/downloads.js';
 export { Engine, type EngineOptions, type SessionRequest } from './engine/engine.js';
-// Every capability as one operation (name, effect, zod input, implementation), as the doors use them.
-export { EFFECTS, OPERATIONS, ops } from './engine/api.js';
 export { ERROR_CODES, type ErrorCode, type ErrorPayload, TabwrightError } from './engine/errors.js';
 export type { HumanInputRecord, HumanInputStatus } from './engine/human-input.js';
 export type { RequestEntry, RequestFilter } from './engine/network-log.js';
