@@ -204,7 +204,7 @@ describe('pipe host + SDK in one process', () => {
         got.map((m) => [m.seq, m.error?.code]),
         [
           [0, 'invalid_message'],
-          [1, 'invalid_message'],
+          [0, 'invalid_message'], // it claims seq 1, but a malformed command is tied to no seq
         ],
       );
       // The SDK ignored both (no pending seq 0 or 1) and still works.

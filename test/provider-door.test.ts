@@ -316,9 +316,27 @@ describe('provider door over stdio', () => {
     assert.equal(mistyped.error.details.field, 'timeout_ms');
     const tooLong = await p.request('page.wait', { session_id: 's', timeout_ms: 60_001 });
     assert.ok(!tooLong.ok && tooLong.error.details.field === 'timeout_ms');
+    // Unknown optional fields (a later minor revision of the draft) are ignored, with a warning.
     const extra = await p.request('provider.status', { bogus: 1 });
-    assert.ok(!extra.ok && extra.error.code === 'invalid_request');
-    assert.match(extra.error.message, /bogus/);
+    assert.ok(extra.ok, JSON.stringify(extra));
+    assert.equal(extra.result.availability, 'ready');
+    const warned = extra.warnings as { code: string; message: string; fields: string[] }[];
+    assert.deepEqual(
+      warned.map((w) => [w.code, w.fields]),
+      [['unknown_params_ignored', ['bogus']]],
+    );
+    assert.match(warned[0]!.message, /bogus/);
+    // Nested too, and a known field of the wrong type is still refused (naming that field).
+    const nested = await p.request('page.wait', { session_id: 's', timeout_ms: 'soon', future_flag: true });
+    assert.ok(!nested.ok && nested.error.code === 'invalid_request');
+    assert.equal(nested.error.details.field, 'timeout_ms');
+    // Unknown fields at two depths are dropped, then the call runs (and finds no such session).
+    const deep = await p.request('page.screenshot', {
+      session_id: 'sess_nope',
+      future_flag: true,
+      clip: { x: 0, y: 0, width: 10, height: 10, unit: 'px' },
+    });
+    assert.ok(!deep.ok && deep.error.code === 'session_not_found', JSON.stringify(deep));
     const notObject = await p.request('provider.status', 'x' as never);
     assert.ok(!notObject.ok && notObject.error.details.field === 'params');
     const unknownSession = await p.request('page.snapshot', { session_id: 'sess_nope' });
