@@ -213,7 +213,7 @@ describe('provider.describe is generated from the method table', () => {
     try {
       const table = providerTable(opts);
       const res = {
-        provider: { id: 'tabwright', version: VERSION, label: null },
+        provider: { id: 'tabwright', version: VERSION, label: null, browser_families: ['chromium'] },
         runs: 3,
         tier: 'Certified',
         summary: [
@@ -235,6 +235,18 @@ describe('provider.describe is generated from the method table', () => {
       writeRecord(home.dir, { ...res, provider: { ...res.provider, version: '0.0.1' } } as SuiteResult);
       const older = buildDescribe(ALL_METHODS, table, opts, home.dir) as Record<string, any>;
       assert.equal(older.certification.last_run.this_version, false, 'a record of another version says so');
+      // Each backend has its own record: a Firefox run says nothing about this Chromium provider.
+      const other = tempHome();
+      try {
+        writeRecord(other.dir, {
+          ...res,
+          provider: { ...res.provider, browser_families: ['firefox'] },
+        } as SuiteResult);
+        const d2 = buildDescribe(ALL_METHODS, table, opts, other.dir) as Record<string, any>;
+        assert.equal(d2.certification.last_run, null);
+      } finally {
+        other.cleanup();
+      }
     } finally {
       home.cleanup();
     }

@@ -8,7 +8,10 @@ import type { SuiteResult } from './runner.js';
  * the tier is what the suite found, never what the provider says of itself.
  */
 
-export const RECORD_PATH = join('conformance', 'last-run.json');
+/** One record per browser family: each backend of our provider is certified on its own. */
+export function recordPath(browserFamily: string): string {
+  return join('conformance', `last-run-${browserFamily.replace(/[^a-z0-9_-]/gi, '_')}.json`);
+}
 
 export interface CertificationRecord {
   /** ISO time the run ended. */
@@ -17,6 +20,7 @@ export interface CertificationRecord {
   suite: string;
   provider_id: string | null;
   provider_version: string | null;
+  browser_families: string[];
   runs: number;
   tier: string;
   scenarios_passed: number;
@@ -31,6 +35,7 @@ export function recordOf(res: SuiteResult, at = new Date()): CertificationRecord
     suite: 'tabwright conformance',
     provider_id: res.provider.id,
     provider_version: res.provider.version,
+    browser_families: res.provider.browser_families,
     runs: res.runs,
     tier: res.tier,
     scenarios_passed: res.summary.filter((s) => s.ok).length,
@@ -40,9 +45,9 @@ export function recordOf(res: SuiteResult, at = new Date()): CertificationRecord
   };
 }
 
-/** Writes the record under `home` (atomically: a reader never sees half a file). */
+/** Writes the record under `home`, for the run's browser family (atomically: a reader never sees half a file). */
 export function writeRecord(home: string, res: SuiteResult): string {
-  const path = join(home, RECORD_PATH);
+  const path = join(home, recordPath(res.provider.browser_families[0] ?? 'unknown'));
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(recordOf(res), null, 2)}\n`, { mode: 0o600 });
@@ -50,10 +55,10 @@ export function writeRecord(home: string, res: SuiteResult): string {
   return path;
 }
 
-/** The record under `home`, or null when there is none or it cannot be read. */
-export function readRecord(home: string): CertificationRecord | null {
+/** The record of `browserFamily` under `home`, or null when there is none or it cannot be read. */
+export function readRecord(home: string, browserFamily: string): CertificationRecord | null {
   try {
-    const r = JSON.parse(readFileSync(join(home, RECORD_PATH), 'utf8'));
+    const r = JSON.parse(readFileSync(join(home, recordPath(browserFamily)), 'utf8'));
     return r && typeof r === 'object' && typeof r.tier === 'string' ? (r as CertificationRecord) : null;
   } catch {
     return null;

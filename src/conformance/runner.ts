@@ -38,7 +38,13 @@ export interface ScenarioSummary {
 
 export interface SuiteResult {
   command: string;
-  provider: { id: string | null; version: string | null; label: string | null };
+  provider: {
+    id: string | null;
+    version: string | null;
+    label: string | null;
+    /** As describe states them (the suite does not check which browser answers). */
+    browser_families: string[];
+  };
   runs: number;
   tier: Tier;
   certified: boolean;
@@ -86,7 +92,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResult> {
   const results: ScenarioResult[] = [];
   const total = scenarios.reduce((n, sc) => n + (sc.once ? 1 : runs), 0);
   const seenSessionIds = new Set<string>();
-  let provider: SuiteResult['provider'] = { id: null, version: null, label: null };
+  let provider: SuiteResult['provider'] = { id: null, version: null, label: null, browser_families: [] };
   try {
     let client: ProviderClient | undefined;
     for (let run = 1; run <= runs; run++) {
@@ -133,6 +139,9 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResult> {
             id: ctx.describe.provider_id ?? null,
             version: ctx.describe.provider_version ?? null,
             label: ctx.describe.provider_label ?? null,
+            browser_families: Array.isArray(ctx.describe.browser_families)
+              ? ctx.describe.browser_families.map(String)
+              : [],
           };
         }
         if (ctx.sessionId)

@@ -1,7 +1,9 @@
 import type { ProviderClient, Reply } from './client.js';
 import { imageSize } from './image-size.js';
 
-/** The steps scenarios are written in: calls, checks, snapshot lookups, the suite's pages. */
+// The steps scenarios are written in: calls, checks, snapshot lookups, the suite's pages.
+
+/** A scenario's failure, with the reason the report shows. */
 export class Fail extends Error {}
 
 export interface RunContext {

@@ -63,7 +63,7 @@ export function buildDescribe(
     transport: opts.transport,
     // Not a self-declaration: a candidate, with the last run of the suite on this machine as evidence.
     certification_tier: 'candidate',
-    certification: certificationOf(home),
+    certification: certificationOf(home, opts.browser),
     capabilities: {
       core_methods: methods.filter((m) => m.meta.group === 'core').map((m) => m.name),
       optional_methods: methods
@@ -110,8 +110,8 @@ export function buildDescribe(
  * describe says `candidate` and shows the last recorded run of the suite against this provider
  * (written by the CLI into the tabwright home), marking whether it was this version.
  */
-function certificationOf(home: string | undefined): Record<string, unknown> {
-  const last = home ? readRecord(home) : null;
+function certificationOf(home: string | undefined, browser: string): Record<string, unknown> {
+  const last = home ? readRecord(home, browser) : null;
   return {
     granted_by: 'tabwright conformance',
     how: 'run `tabwright conformance` (3 runs against this provider); its result is recorded here',
