@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +7,7 @@ import { formatReport } from '../src/conformance/report.js';
 import { runSuite, type SuiteResult } from '../src/conformance/runner.js';
 import { capabilitiesScenario, SCENARIOS, type Scenario } from '../src/conformance/scenarios.js';
 import { tempHome } from './helpers/engine.js';
-import { BIN, ROOT } from './helpers/provider.js';
+import { BIN, ROOT, waitForSocket } from './helpers/provider.js';
 
 // The suite against deliberately broken providers: a relay (test/fixtures/conformance-relay.mjs) in
 // front of one real `tabwright provider --socket` injects one defect per mode. Each must keep the
@@ -26,14 +25,7 @@ before(async () => {
     env: { ...process.env, TABWRIGHT_HOME: home.dir, TABWRIGHT_LOG: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const t0 = Date.now();
-  for (;;) {
-    try {
-      if (statSync(sock).isSocket()) break;
-    } catch {}
-    if (Date.now() - t0 > 45_000) throw new Error('the provider socket did not appear');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitForSocket(sock);
 });
 after(async () => {
   provider.kill('SIGTERM');
