@@ -18,7 +18,11 @@ describe('conformance suite', () => {
         env: { TABWRIGHT_HOME: home.dir, TABWRIGHT_LOG: 'warn' },
       });
       assert.equal(res.tier, 'Certified', formatReport(res));
-      assert.equal(res.results.length, 3 * res.summary.length);
+      // Each scenario ran in every run, but the capability check (the same in every run) ran once.
+      const once = res.summary.filter((x) => x.runs === 1).map((x) => x.id);
+      assert.deepEqual(once, ['cert.capabilities_work']);
+      assert.equal(res.results.length, 3 * res.summary.length - 2);
+      assert.deepEqual(res.to_fix, []);
       assert.ok(res.results.every((r) => r.ok));
       assert.equal(res.provider.id, 'tabwright');
     } finally {
@@ -53,7 +57,17 @@ describe('conformance suite', () => {
       res.missing.some((m) => m.includes('was handed out in an earlier run')),
       'ids recycled across restarts',
     );
+    // A Compatible provider gets a list of what to fix: each failing scenario, its reason and the remedy.
+    assert.deepEqual(
+      res.to_fix.map((f) => f.scenario),
+      res.summary.filter((x) => !x.ok).map((x) => x.id),
+    );
+    const shot = res.to_fix.find((f) => f.scenario === 'core.page_screenshot')!;
+    assert.match(shot.reason, /page\.screenshot is not implemented/);
+    assert.match(shot.fix, /base64 PNG or JPEG/);
     const text = formatReport(res);
+    assert.match(text, /to fix \(\d+\)\n {2}1\. cert\.fresh_ids: Never hand out/);
+    assert.match(text, /\n {2}\d+\. core\.page_snapshot: page\.snapshot must return/);
     assert.match(text, /tier {7}Compatible/);
     assert.match(text, /FAIL 0\/2/);
   });
@@ -117,6 +131,11 @@ describe('conformance suite', () => {
     assert.equal(r.status, 1, r.stderr);
     const res = JSON.parse(r.stdout);
     assert.equal(res.tier, 'Compatible');
-    assert.match(r.stderr, /\[ ?1\/16\] run 1 {2}pass {2}core\.describe/);
+    // --json carries each scenario's evidence: the requests and the start of each reply.
+    const describe = res.results.find((x: { id: string }) => x.id === 'core.describe');
+    assert.match(describe.evidence[0].request, /"method":"provider\.describe"/);
+    assert.match(describe.evidence[0].reply, /"ok":true/);
+    assert.ok(res.to_fix.length > 0);
+    assert.match(r.stderr, /\[ ?1\/19\] run 1 {2}pass {2}core\.describe/);
   });
 });

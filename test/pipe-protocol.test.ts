@@ -85,6 +85,47 @@ describe('HMAC known answers', () => {
     assert.equal(signCommand(k, 7, 'type', 'oa.example.com', params), expected);
   });
 
+  test('what the definition leaves implicit (docs/pipe-protocol.md#hmac): seed bytes, hex case, UTF-8, {}', () => {
+    // The seed is hex-decoded to bytes (not used as ASCII text), and its hex case does not matter.
+    const k = deriveSessionKey(SEED);
+    const byHand = createHmac(
+      'sha256',
+      Buffer.from([
+        0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+      ]),
+    )
+      .update(Buffer.from('sgclaw-session-v1', 'ascii'))
+      .digest();
+    assert.deepEqual(k, byHand);
+    assert.deepEqual(deriveSessionKey(SEED.toUpperCase()), k);
+    assert.notDeepEqual(
+      createHmac('sha256', Buffer.from(SEED, 'ascii')).update('sgclaw-session-v1').digest(),
+      k,
+    );
+    // The MAC input is UTF-8 bytes; JCS leaves non-ASCII characters unescaped.
+    const params = { selector: '#user', text: '张三 ✓' };
+    const input = Buffer.from('5\ntype\noa.example.com\n{"selector":"#user","text":"张三 ✓"}', 'utf8');
+    assert.equal(input.length, 62, 'three bytes per CJK character and for the check mark');
+    assert.equal(
+      signCommand(k, 5, 'type', 'oa.example.com', params),
+      createHmac('sha256', k).update(input).digest('hex'),
+    );
+    // The known answer quoted in the doc.
+    assert.equal(
+      signCommand(k, 5, 'type', 'oa.example.com', params),
+      '0b42f5281410b710538bf53b40c5724e46f06c83fac53d2f5af8be28216a95b2',
+    );
+    // An action without parameters signs "{}" (params is required on the wire, {} when empty).
+    assert.equal(
+      signCommand(k, 4, 'getText', 'oa.example.com', {}),
+      createHmac('sha256', k).update('4\ngetText\noa.example.com\n{}', 'utf8').digest('hex'),
+    );
+    assert.equal(
+      signCommand(k, 4, 'getText', 'oa.example.com', {}),
+      'dcce3ce8e773e11e5fdc9619aa2d9821d9d52bc5a45c3f9517ba0b191feb97ef',
+    );
+  });
+
   test('verify: key order does not matter, any change does; malformed hex fails', () => {
     const k = deriveSessionKey(SEED);
     const mac = signCommand(k, 3, 'getText', 'a.example', { selector: '#x', zombie_id: 'z1' });

@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderClient } from '../src/conformance/client.js';
+import { writeRecord } from '../src/conformance/record.js';
+import type { SuiteResult } from '../src/conformance/runner.js';
 import { LineFramer } from '../src/doors/kit/line-framer.js';
 import { buildDescribe } from '../src/doors/provider/describe.js';
+import { EVENT_NAMES } from '../src/doors/provider/events.js';
 import { writeJsonLine } from '../src/doors/provider/json-writer.js';
 import { ALL_METHODS, providerTable } from '../src/doors/provider/registry.js';
 import type { ProviderOptions } from '../src/doors/provider/table.js';
+import { VERSION } from '../src/version.js';
 import { tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 import { spawnProvider } from './helpers/provider.js';
@@ -203,6 +208,59 @@ describe('provider.describe is generated from the method table', () => {
     assert.ok(c.features.includes('file_upload'));
   });
 
+  it('certification: candidate, with the last recorded run of the suite (written by `tabwright conformance`)', () => {
+    const home = tempHome();
+    try {
+      const table = providerTable(opts);
+      const res = {
+        provider: { id: 'tabwright', version: VERSION, label: null, browser_families: ['chromium'] },
+        runs: 3,
+        tier: 'Certified',
+        summary: [
+          { id: 'core.describe', ok: true },
+          { id: 'cert.id_echo', ok: true },
+        ],
+        duration_ms: 1234,
+      } as unknown as SuiteResult;
+      writeRecord(home.dir, res);
+      const d = buildDescribe(ALL_METHODS, table, opts, home.dir) as Record<string, any>;
+      assert.equal(d.certification_tier, 'candidate');
+      const last = d.certification.last_run;
+      assert.equal(last.tier, 'Certified');
+      assert.equal(last.runs, 3);
+      assert.equal(last.scenarios_passed, 2);
+      assert.deepEqual(last.failing, []);
+      assert.equal(last.this_version, true);
+      assert.ok(!Number.isNaN(Date.parse(last.at)));
+      writeRecord(home.dir, { ...res, provider: { ...res.provider, version: '0.0.1' } } as SuiteResult);
+      const older = buildDescribe(ALL_METHODS, table, opts, home.dir) as Record<string, any>;
+      assert.equal(older.certification.last_run.this_version, false, 'a record of another version says so');
+      // Each backend has its own record: a Firefox run says nothing about this Chromium provider.
+      const other = tempHome();
+      try {
+        writeRecord(other.dir, {
+          ...res,
+          provider: { ...res.provider, browser_families: ['firefox'] },
+        } as SuiteResult);
+        const d2 = buildDescribe(ALL_METHODS, table, opts, other.dir) as Record<string, any>;
+        assert.equal(d2.certification.last_run, null);
+      } finally {
+        other.cleanup();
+      }
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("the doc's event table lists exactly describe's event kinds", () => {
+    const doc = readFileSync(new URL('../docs/provider-protocol.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('\n## Events'), doc.indexOf('\n## Secrets'));
+    const rows = [...section.matchAll(/^\| `([a-z_.]+)` \|/gm)].map((m) => m[1]);
+    const d = buildDescribe(ALL_METHODS, providerTable(opts), opts) as { capabilities: { events: string[] } };
+    assert.deepEqual(rows, d.capabilities.events);
+    assert.deepEqual(d.capabilities.events, [...EVENT_NAMES]);
+  });
+
   it('a method this process cannot serve is not listed (cdp.send without --allow-raw-cdp)', () => {
     const names = (o: ProviderOptions) =>
       caps(buildDescribe(ALL_METHODS, providerTable(o), o)).custom_methods;
@@ -233,6 +291,10 @@ describe('provider door over stdio', () => {
     assert.equal(d.provider_id, 'tabwright');
     assert.deepEqual(d.browser_families, ['chromium']);
     assert.equal(d.transport, 'stdio-json');
+    // Not self-declared: a candidate until the suite's recorded run says otherwise (none in this home).
+    assert.equal(d.certification_tier, 'candidate');
+    assert.equal(d.certification.granted_by, 'tabwright conformance');
+    assert.equal(d.certification.last_run, null);
     assert.deepEqual([...d.capabilities.core_methods].sort(), [...CORE].sort());
     for (const m of [
       'page.go_back',
@@ -316,9 +378,27 @@ describe('provider door over stdio', () => {
     assert.equal(mistyped.error.details.field, 'timeout_ms');
     const tooLong = await p.request('page.wait', { session_id: 's', timeout_ms: 60_001 });
     assert.ok(!tooLong.ok && tooLong.error.details.field === 'timeout_ms');
+    // Unknown optional fields (a later minor revision of the draft) are ignored, with a warning.
     const extra = await p.request('provider.status', { bogus: 1 });
-    assert.ok(!extra.ok && extra.error.code === 'invalid_request');
-    assert.match(extra.error.message, /bogus/);
+    assert.ok(extra.ok, JSON.stringify(extra));
+    assert.equal(extra.result.availability, 'ready');
+    const warned = extra.warnings as { code: string; message: string; fields: string[] }[];
+    assert.deepEqual(
+      warned.map((w) => [w.code, w.fields]),
+      [['unknown_params_ignored', ['bogus']]],
+    );
+    assert.match(warned[0]!.message, /bogus/);
+    // Nested too, and a known field of the wrong type is still refused (naming that field).
+    const nested = await p.request('page.wait', { session_id: 's', timeout_ms: 'soon', future_flag: true });
+    assert.ok(!nested.ok && nested.error.code === 'invalid_request');
+    assert.equal(nested.error.details.field, 'timeout_ms');
+    // Unknown fields at two depths are dropped, then the call runs (and finds no such session).
+    const deep = await p.request('page.screenshot', {
+      session_id: 'sess_nope',
+      future_flag: true,
+      clip: { x: 0, y: 0, width: 10, height: 10, unit: 'px' },
+    });
+    assert.ok(!deep.ok && deep.error.code === 'session_not_found', JSON.stringify(deep));
     const notObject = await p.request('provider.status', 'x' as never);
     assert.ok(!notObject.ok && notObject.error.details.field === 'params');
     const unknownSession = await p.request('page.snapshot', { session_id: 'sess_nope' });

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { ProviderClient } from '../src/conformance/client.js';
 import { tempHome } from './helpers/engine.js';
 import { startFixtureServer } from './helpers/fixture-server.js';
-import { BIN, ROOT } from './helpers/provider.js';
+import { BIN, ROOT, waitForSocket } from './helpers/provider.js';
 
 describe('provider door over a Unix socket', () => {
   it('serves two clients at once on a 0600 socket', async () => {
@@ -23,14 +23,7 @@ describe('provider door over a Unix socket', () => {
     });
     const server = await startFixtureServer();
     try {
-      const t0 = Date.now();
-      for (;;) {
-        try {
-          if (statSync(sock).isSocket()) break;
-        } catch {}
-        if (Date.now() - t0 > 45_000) throw new Error('socket did not appear');
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await waitForSocket(sock);
       assert.equal(statSync(sock).mode & 0o777, 0o600);
       const a = await ProviderClient.connect(sock);
       const b = await ProviderClient.connect(sock);

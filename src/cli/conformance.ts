@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
+import { writeRecord } from '../conformance/record.js';
 import { formatReport, progressLine } from '../conformance/report.js';
 import { runSuite } from '../conformance/runner.js';
+import { tabwrightHome } from '../engine/api.js';
 
 export interface ConformanceCliOptions {
   provider?: string;
@@ -25,6 +27,11 @@ export async function runConformance(opts: ConformanceCliOptions): Promise<numbe
     restart: opts.restart === true,
     onResult: (r, i, n) => process.stderr.write(`${progressLine(r, i, n)}\n`),
   });
+  // A run against our own provider (any backend) is what its describe reports (certification.last_run).
+  if (res.provider.id === 'tabwright') {
+    const path = writeRecord(tabwrightHome(), res);
+    process.stderr.write(`recorded this run in ${path} (provider.describe reports it)\n`);
+  }
   process.stdout.write(opts.json ? `${JSON.stringify(res, null, 2)}\n` : `\n${formatReport(res)}\n`);
   return res.certified ? 0 : 1;
 }

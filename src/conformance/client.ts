@@ -60,7 +60,30 @@ export interface ReplyArrival {
   bytes: number;
 }
 
+/** One request and the start of its reply, as the suite's evidence (long strings shortened). */
+export interface Exchange {
+  request: string;
+  /** null for raw lines (their answer, if any, has id null and is read separately). */
+  reply: string | null;
+  ms: number;
+}
+
+const EXCERPT_CHARS = 600;
+
+/** JSON of `value` with strings over 120 characters shortened (images, page text), cut at EXCERPT_CHARS. */
+export function excerpt(value: unknown): string {
+  const text =
+    typeof value === 'string'
+      ? value
+      : JSON.stringify(value, (_k, v) =>
+          typeof v === 'string' && v.length > 120 ? `${v.slice(0, 60)}…(${v.length} chars)` : v,
+        );
+  return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+}
+
 export class ProviderClient {
+  /** While set, every request and its reply are recorded here (the runner sets it per scenario). */
+  transcript: Exchange[] | null = null;
   private seq = 0;
   /** Received text not yet ending in a newline (kept as parts: re-joining on every chunk is quadratic). */
   private partial: string[] = [];
@@ -225,6 +248,11 @@ export class ProviderClient {
 
   /** Writes one raw line (a newline is added). */
   sendRaw(line: string | Buffer): void {
+    this.transcript?.push({
+      request: excerpt(typeof line === 'string' ? line : `<${line.length} raw bytes>`),
+      reply: null,
+      ms: 0,
+    });
     this.out.write(line);
     this.out.write('\n');
   }
@@ -237,7 +265,18 @@ export class ProviderClient {
   ): Promise<Reply> {
     const id = opts.id ?? this.nextId();
     const timeoutMs = opts.timeoutMs ?? 70_000;
-    return new Promise<Reply>((resolve) => {
+    const line = JSON.stringify({ protocol_version: opts.protocolVersion ?? '0.1', id, method, params });
+    const sent = performance.now();
+    const transcript = this.transcript;
+    return new Promise<Reply>((done) => {
+      const resolve = (r: Reply) => {
+        transcript?.push({
+          request: excerpt(line),
+          reply: excerpt(r),
+          ms: Math.round(performance.now() - sent),
+        });
+        done(r);
+      };
       const timer = setTimeout(() => {
         this.pending.delete(id);
         resolve({
@@ -257,9 +296,7 @@ export class ProviderClient {
         resolve(r);
       });
       if (this.gone) return;
-      this.out.write(
-        `${JSON.stringify({ protocol_version: opts.protocolVersion ?? '0.1', id, method, params })}\n`,
-      );
+      this.out.write(`${line}\n`);
     });
   }
 

@@ -38,7 +38,79 @@ const SECOND = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Conformance second</title></head>
 <body><h1>Second page</h1><a href="/form.html">Back to the form</a></body></html>`;
 
-export const PAGES: Record<string, string> = { '/form.html': FORM, '/second.html': SECOND };
+/**
+ * The lab: a list whose buttons can be reordered and replaced (refs must follow their element, never
+ * their position), and one control per advertised feature (upload, select, keys, hover, cookie,
+ * storage, console, download, a tall page for full-page screenshots).
+ */
+const LAB = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Conformance lab</title>
+<style>body{font:16px sans-serif;margin:24px} button,input,select{font:inherit;margin:4px} #tall{height:2400px}</style></head>
+<body>
+<h1>Conformance lab</h1>
+<p id="picked">Picked: none</p>
+<ul id="fruits">
+<li><button type="button" data-fruit="Apple">Pick Apple</button></li>
+<li><button type="button" data-fruit="Banana">Pick Banana</button></li>
+<li><button type="button" data-fruit="Cherry">Pick Cherry</button></li>
+</ul>
+<button id="reverse" type="button">Reverse the list</button>
+<button id="replace" type="button">Replace Cherry with Damson</button>
+<p><label for="file">Attachment</label> <input id="file" type="file"></p>
+<p id="file-status">File: none</p>
+<p><label for="colour">Colour</label> <select id="colour"><option value="red">Red</option><option value="green">Green</option></select></p>
+<p id="colour-status">Colour: red</p>
+<p><label for="keys">Key field</label> <input id="keys" type="text" autocomplete="off"></p>
+<p id="key-status">Key: none</p>
+<button id="hover" type="button">Hover over me</button>
+<p id="hover-status">Hover: no</p>
+<p id="cookie-status">Cookie: unset</p>
+<button id="set-cookie" type="button">Set the cookie</button>
+<p><a id="download" href="/conformance-download.txt" download>Download the file</a></p>
+<p><a id="second" href="/second.html">Second page</a></p>
+<p id="scroll-status">Scrolled: no</p>
+<div id="tall"></div>
+<p id="bottom">Bottom of the lab</p>
+<script>
+  const $ = (id) => document.getElementById(id);
+  const list = $('fruits');
+  list.addEventListener('click', (e) => {
+    const b = e.target.closest('button');
+    if (b) $('picked').textContent = 'Picked: ' + b.dataset.fruit;
+  });
+  $('reverse').addEventListener('click', () => {
+    for (const li of [...list.children].reverse()) list.appendChild(li);
+  });
+  $('replace').addEventListener('click', () => {
+    const old = list.querySelector('[data-fruit="Cherry"]');
+    if (!old) return;
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.dataset.fruit = 'Damson';
+    b.textContent = 'Pick Damson';
+    old.replaceWith(b);
+  });
+  $('file').addEventListener('change', (e) => {
+    $('file-status').textContent = 'File: ' + [...e.target.files].map((f) => f.name).join(', ');
+  });
+  $('colour').addEventListener('change', (e) => { $('colour-status').textContent = 'Colour: ' + e.target.value; });
+  $('keys').addEventListener('keydown', (e) => { $('key-status').textContent = 'Key: ' + e.key; });
+  $('hover').addEventListener('mouseenter', () => { $('hover-status').textContent = 'Hover: yes'; });
+  $('cookie-status').textContent = document.cookie.includes('conformance_cookie=1') ? 'Cookie: set' : 'Cookie: unset';
+  $('set-cookie').addEventListener('click', () => {
+    document.cookie = 'conformance_cookie=1; path=/';
+    $('cookie-status').textContent = 'Cookie: set';
+  });
+  addEventListener('scroll', () => { $('scroll-status').textContent = 'Scrolled: yes'; }, { once: true });
+  localStorage.setItem('conformance_key', 'conformance-value');
+  console.log('conformance-console-line');
+</script>
+</body></html>`;
+
+export const PAGES: Record<string, string> = { '/form.html': FORM, '/second.html': SECOND, '/lab.html': LAB };
+
+/** What /conformance-download.txt serves (as an attachment). */
+export const DOWNLOAD_TEXT = 'conformance download\n';
 
 export interface PageServer {
   url: string;
@@ -48,6 +120,15 @@ export interface PageServer {
 export async function startPageServer(): Promise<PageServer> {
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    if (path === '/conformance-download.txt') {
+      res
+        .writeHead(200, {
+          'content-type': 'text/plain',
+          'content-disposition': 'attachment; filename="conformance-download.txt"',
+        })
+        .end(DOWNLOAD_TEXT);
+      return;
+    }
     const body = PAGES[path === '/' ? '/form.html' : path];
     if (!body) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');

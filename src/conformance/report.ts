@@ -32,6 +32,11 @@ export function formatReport(res: SuiteResult): string {
   lines.push('');
   lines.push(`tier       ${res.tier}`);
   for (const m of res.missing) lines.push(`missing    ${m}`);
+  if (res.to_fix.length) {
+    lines.push('');
+    lines.push(`to fix (${res.to_fix.length})`);
+    for (const [i, f] of res.to_fix.entries()) lines.push(`  ${i + 1}. ${f.scenario}: ${f.fix}`);
+  }
   lines.push(`took       ${(res.duration_ms / 1000).toFixed(1)} s`);
   return lines.join('\n');
 }

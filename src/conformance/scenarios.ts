@@ -1,4 +1,26 @@
-import type { ProviderClient, Reply } from './client.js';
+import { exerciseCapabilities, featuresWithoutMethods } from './capabilities.js';
+import type { Reply } from './client.js';
+import {
+  call,
+  check,
+  checkImageSize,
+  Fail,
+  FORM_CONTROLS,
+  findElement,
+  findRef,
+  need,
+  ok,
+  openForm,
+  openLab,
+  type RunContext,
+  refLabels,
+  session,
+  shows,
+  snapshotText,
+  textNow,
+} from './steps.js';
+
+export { Fail, findRef, type RunContext } from './steps.js';
 
 /**
  * The conformance scenarios: the draft's ten minimal scenarios (kind
@@ -44,81 +66,48 @@ export const OPTIONAL_NAMES = [
   'provider.verify',
 ];
 
-export class Fail extends Error {}
-
-export interface RunContext {
-  client: ProviderClient;
-  /** Base URL of the suite's page server. */
-  base: string;
-  run: number;
-  timeoutMs: number;
-  describe?: any;
-  sessionId?: string;
-  pageId?: string;
-  /** Session ids seen in every run so far (never recycled). */
-  seenSessionIds: Set<string>;
-}
-
 export interface Scenario {
   id: string;
   title: string;
   kind: 'core' | 'certified';
+  /** What a provider failing this scenario should change (the report's what-to-fix list). */
+  fix: string;
+  /** Run in the first run only (costly checks of what does not vary between runs). */
+  once?: boolean;
   run(ctx: RunContext): Promise<string | undefined>;
 }
 
-async function call(ctx: RunContext, method: string, params: Record<string, unknown> = {}): Promise<Reply> {
-  return ctx.client.request(method, params, { timeoutMs: ctx.timeoutMs });
-}
+/** Ids of every JSON type and shape a caller may choose (the echo must be exact: same type, same value). */
+const ODD_IDS: (string | number)[] = [
+  7,
+  0,
+  -12,
+  Number.MAX_SAFE_INTEGER,
+  '42',
+  '7',
+  'r 1',
+  'id-\u00e9\u4e2d\ud83d\ude00"\\/\n\t\u2028',
+  'x'.repeat(256),
+];
 
-async function ok(ctx: RunContext, method: string, params: Record<string, unknown> = {}): Promise<any> {
-  const r = await call(ctx, method, params);
-  if (!r.ok) throw new Fail(`${method} failed: ${r.error.code}: ${r.error.message}`);
-  if (!r.result || typeof r.result !== 'object') throw new Fail(`${method} returned no result object`);
-  return r.result;
-}
-
-function need<T>(v: T | undefined, what: string): T {
-  if (v === undefined) throw new Fail(`skipped: ${what} did not succeed earlier`);
-  return v;
-}
-
-function check(cond: unknown, reason: string): asserts cond {
-  if (!cond) throw new Fail(reason);
-}
-
-function session(ctx: RunContext): { session_id: string } {
-  return { session_id: need(ctx.sessionId, 'session.ensure') };
-}
-
-/** The ref of the actionable element whose name (or text) contains `name`, from elements or snapshot nodes. */
-export function findRef(snap: any, name: string): string | undefined {
-  const pools = [snap?.elements, snap?.snapshot?.nodes].filter(Array.isArray) as any[][];
-  for (const pool of pools) {
-    for (const e of pool) {
-      const label = `${e?.name ?? ''} ${e?.text ?? ''}`;
-      if (typeof e?.element_ref === 'string' && e.element_ref && label.includes(name)) return e.element_ref;
-    }
-  }
-  return undefined;
-}
-
-async function snapshotText(ctx: RunContext): Promise<{ snap: any; text: string }> {
-  const snap = await ok(ctx, 'page.snapshot', session(ctx));
-  const text = typeof snap.text === 'string' ? snap.text : '';
-  return { snap, text };
-}
-
-/** Whether `text` shows up on the page: page.wait when it works, else snapshot text. */
-async function shows(ctx: RunContext, text: string): Promise<boolean> {
-  const w = await call(ctx, 'page.wait', { ...session(ctx), text_present: text, timeout_ms: 3000 });
-  if (w.ok && w.result?.satisfied === true) return true;
-  const { snap, text: t } = await snapshotText(ctx);
-  return t.includes(text) || JSON.stringify(snap.snapshot ?? {}).includes(text);
-}
-
-async function openForm(ctx: RunContext): Promise<any> {
-  const r = await ok(ctx, 'page.open', { ...session(ctx), url: `${ctx.base}/form.html` });
-  return r;
+/**
+ * Every listed feature and optional method exercised on the lab page; `only` limits it to some
+ * features and methods (for runs that target one of them, like the suite's own defect tests).
+ */
+export function capabilitiesScenario(only?: string[]): Scenario {
+  return {
+    id: 'cert.capabilities_work',
+    title: 'every listed feature and optional method works in practice',
+    kind: 'certified',
+    fix: "List only what works: every listed feature and optional method must do what it says on the conformance lab page (see the reason); fix it or drop it from provider.describe (the draft's honest capability reports).",
+    once: true,
+    async run(ctx) {
+      const d = need(ctx.describe, 'provider.describe');
+      const { failures, exercised, skipped } = await exerciseCapabilities(ctx, d, only);
+      check(failures.length === 0, failures.join('; '));
+      return `${exercised.length} exercised${skipped.length ? `; not exercisable here: ${skipped.join(', ')}` : ''}`;
+    },
+  };
 }
 
 export const SCENARIOS: Scenario[] = [
@@ -126,6 +115,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'core.describe',
     title: 'provider.describe succeeds',
     kind: 'core',
+    fix: 'Answer provider.describe with protocol_version "0.1", a provider_id and capabilities.core_methods / features arrays.',
     async run(ctx) {
       const d = await ok(ctx, 'provider.describe');
       check(
@@ -144,6 +134,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'core.status',
     title: 'provider.status reports a coherent state',
     kind: 'core',
+    fix: 'Make provider.status coherent: availability, setup_state and requires_manual_setup must agree with browser_detected and the manual steps (and be usable: not unavailable).',
     async run(ctx) {
       const s = await ok(ctx, 'provider.status');
       check(['ready', 'degraded', 'unavailable'].includes(s.availability), `availability ${s.availability}`);
@@ -186,6 +177,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'core.session_ensure',
     title: 'session.ensure creates a session or reuses one',
     kind: 'core',
+    fix: 'session.ensure must return a session_id, and the same client_session_id must return the same session while it lives.',
     async run(ctx) {
       const key = `conformance-run-${ctx.run}-${Date.now()}`;
       const a = await ok(ctx, 'session.ensure', { client_session_id: key });
@@ -203,6 +195,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'cert.fresh_ids',
     title: 'session ids are never handed out twice, across runs',
     kind: 'certified',
+    fix: 'Never hand out a session_id twice, not even after a restart (add a random or time-based part).',
     async run(ctx) {
       const id = need(ctx.sessionId, 'session.ensure');
       const again = ctx.seenSessionIds.has(id);
@@ -215,6 +208,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'core.page_open',
     title: 'page.open navigates to a test page',
     kind: 'core',
+    fix: "page.open must navigate the session's page and return its page_id, the final url and the title.",
     async run(ctx) {
       const r = await openForm(ctx);
       check(typeof r.page_id === 'string' && r.page_id, 'no page_id');
@@ -228,6 +222,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'core.page_snapshot',
     title: 'page.snapshot returns usable text and an actionable ref',
     kind: 'core',
+    fix: 'page.snapshot must return jcode.page_snapshot.v1 with text, and an element_ref with the right role and name for every actionable element of the page.',
     async run(ctx) {
       const { snap, text } = await snapshotText(ctx);
       check(text.includes('Increment'), 'snapshot text does not mention the "Increment" button');
@@ -243,6 +238,24 @@ export const SCENARIOS: Scenario[] = [
         check(snap.page_id === ctx.pageId, `page_id changed from ${ctx.pageId} to ${snap.page_id}`);
       const ref = findRef(snap, 'Increment');
       check(ref, 'no actionable element_ref for the "Increment" button');
+      // A weak snapshot (refs for some controls only, no roles) is not usable: every control counts.
+      const weak: string[] = [];
+      for (const [name, role] of FORM_CONTROLS) {
+        const e = findElement(snap, name);
+        if (!e) weak.push(`no element_ref for "${name}"`);
+        else if (e.role !== role) weak.push(`"${name}" has role ${JSON.stringify(e.role)}, not ${role}`);
+      }
+      check(weak.length === 0, `weak snapshot: ${weak.join('; ')}`);
+      const seen = new Map<string, string>();
+      for (const e of (snap.elements ?? []) as any[]) {
+        const label = String(e?.name || e?.text || '');
+        const before = seen.get(e?.element_ref);
+        check(
+          before === undefined || before === label,
+          `ref ${e?.element_ref} names two elements ("${before}" and "${label}") in one snapshot`,
+        );
+        if (typeof e?.element_ref === 'string') seen.set(e.element_ref, label);
+      }
       return `${snap.snapshot.nodes.length} nodes, ${(snap.elements ?? []).length} elements`;
     },
   },
@@ -250,6 +263,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'core.page_click',
     title: 'page.click activates a known element',
     kind: 'core',
+    fix: 'page.click with an element_ref from the last snapshot must click that element (and answer clicked: true).',
     async run(ctx) {
       const { snap } = await snapshotText(ctx);
       const ref = findRef(snap, 'Increment');
@@ -264,6 +278,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'core.page_type',
     title: 'page.type fills a known input',
     kind: 'core',
+    fix: 'page.type with an element_ref must fill that input (and answer typed: true).',
     async run(ctx) {
       const { snap } = await snapshotText(ctx);
       const ref = findRef(snap, 'Your name');
@@ -278,6 +293,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'core.page_wait',
     title: 'page.wait observes a deterministic change',
     kind: 'core',
+    fix: 'page.wait must wait until a condition holds (satisfied: true) and must not report an absent text as present.',
     async run(ctx) {
       const { snap } = await snapshotText(ctx);
       const ref = findRef(snap, 'Reveal later');
@@ -298,15 +314,12 @@ export const SCENARIOS: Scenario[] = [
     id: 'core.page_screenshot',
     title: 'page.screenshot returns an image',
     kind: 'core',
+    fix: 'page.screenshot must return a base64 PNG or JPEG whose own size equals width/height and whose format matches media_type.',
     async run(ctx) {
       const r = await ok(ctx, 'page.screenshot', session(ctx));
       check(typeof r.image === 'string' || typeof r.image_ref === 'string', 'neither image nor image_ref');
-      if (typeof r.image === 'string') {
-        const bytes = Buffer.from(r.image, 'base64');
-        const png = bytes.subarray(1, 4).toString() === 'PNG';
-        const jpeg = bytes[0] === 0xff && bytes[1] === 0xd8;
-        check(png || jpeg, 'image is not base64 PNG or JPEG');
-      }
+      // The stated size must be the image's own (decoded from its header, not trusted).
+      checkImageSize(r, 'page.screenshot');
       check(
         typeof r.media_type === 'string' && r.media_type.startsWith('image/'),
         `media_type ${r.media_type}`,
@@ -319,6 +332,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'cert.ref_stability',
     title: 'refs are stable across snapshots of an unchanged page',
     kind: 'certified',
+    fix: 'Give an element the same ref in every snapshot while it lives (identity-based refs).',
     async run(ctx) {
       await openForm(ctx);
       const a = findRef((await snapshotText(ctx)).snap, 'Increment');
@@ -332,6 +346,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'cert.stale_ref',
     title: 'stale refs are refused, never re-aimed',
     kind: 'certified',
+    fix: 'Refuse a ref whose element is gone (element_not_found), also after a new snapshot, and never let a ref of an old document act on a new one.',
     async run(ctx) {
       await openForm(ctx);
       const { snap } = await snapshotText(ctx);
@@ -339,6 +354,8 @@ export const SCENARIOS: Scenario[] = [
       const inc = findRef(snap, 'Increment');
       check(rm && inc, 'no refs for "Remove me" / "Increment"');
       await ok(ctx, 'page.click', { ...session(ctx), element_ref: rm });
+      // A new snapshot first: a provider that numbers refs by position would now hand "rm" to another element.
+      await snapshotText(ctx);
       const again = await call(ctx, 'page.click', { ...session(ctx), element_ref: rm });
       check(!again.ok, 'clicking a removed element succeeded');
       check(
@@ -346,6 +363,7 @@ export const SCENARIOS: Scenario[] = [
         `a removed element answered ${again.error.code}, not element_not_found`,
       );
       await openForm(ctx);
+      await snapshotText(ctx);
       const old = await call(ctx, 'page.click', { ...session(ctx), element_ref: inc });
       check(!old.ok, 'a ref from the previous document clicked on the new one');
       check(await shows(ctx, 'Count: 0'), 'the new document was changed by an old ref');
@@ -353,9 +371,108 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    id: 'cert.refs_follow_elements',
+    title: 'refs follow their element through reorders; never re-issued for another',
+    kind: 'certified',
+    fix: 'Tie each ref to its element, not to a position: after a reorder an old ref must name the same element (or be refused), and a ref must never be issued again for another element.',
+    async run(ctx) {
+      await openLab(ctx);
+      const a = (await snapshotText(ctx)).snap;
+      const before = refLabels(a);
+      const apple = findRef(a, 'Pick Apple');
+      const cherry = findRef(a, 'Pick Cherry');
+      const reverse = findRef(a, 'Reverse the list');
+      const replace = findRef(a, 'Replace Cherry');
+      check(apple && cherry && reverse && replace, 'no refs for the lab list and its buttons');
+      await ok(ctx, 'page.click', { ...session(ctx), element_ref: reverse });
+      await ok(ctx, 'page.click', { ...session(ctx), element_ref: replace });
+      const b = (await snapshotText(ctx)).snap;
+      const after = refLabels(b);
+      check(findRef(b, 'Pick Damson'), 'the new "Pick Damson" button has no ref');
+      check(!findRef(b, 'Pick Cherry'), 'the removed "Pick Cherry" button still has a ref');
+      // A ref seen before must name the same element now (labels of these nodes do not change).
+      for (const [ref, label] of after) {
+        const was = before.get(ref);
+        check(
+          was === undefined || was === label,
+          `ref ${ref} named "${was}" before the reorder and "${label}" after it: a ref was re-issued for another element`,
+        );
+      }
+      // Old refs in use: the moved one still hits its own element, the removed one is refused.
+      const moved = await call(ctx, 'page.click', { ...session(ctx), element_ref: apple });
+      if (moved.ok)
+        check(
+          await shows(ctx, 'Picked: Apple'),
+          `the old ref ${apple} of "Pick Apple" clicked another element`,
+        );
+      else
+        check(
+          (await textNow(ctx)).includes('Picked: none'),
+          `the old ref ${apple} of "Pick Apple" was refused, yet a fruit was picked`,
+        );
+      const gone = await call(ctx, 'page.click', { ...session(ctx), element_ref: cherry });
+      check(!gone.ok, `the ref ${cherry} of the removed "Pick Cherry" button clicked something`);
+      check(
+        gone.error.code === 'element_not_found' || gone.error.code === 'element_not_actionable',
+        `the removed element's ref answered ${gone.error.code}, not element_not_found`,
+      );
+      check(!(await textNow(ctx)).includes('Picked: Banana'), 'an old ref clicked "Pick Banana"');
+      return moved.ok ? 'old refs follow their elements' : 'old refs are refused after a change';
+    },
+  },
+  {
+    id: 'cert.id_echo',
+    title: 'request ids are echoed exactly: integers, strings, unusual ids',
+    kind: 'certified',
+    fix: 'Echo every request id exactly: same JSON type and value (integers stay integers, strings stay strings, unusual characters unchanged).',
+    async run(ctx) {
+      const c = ctx.client;
+      const seen = c.orphans.length;
+      const wait = Math.min(ctx.timeoutMs, 5000);
+      /** A reply whose id is the same text as `id` but not the same JSON value (a changed echo). */
+      const changedEcho = async (id: string | number): Promise<Reply | undefined> => {
+        const end = Date.now() + wait;
+        for (let i = seen; Date.now() < end; i++) {
+          const o = await c.nextOrphan(i, end - Date.now());
+          if (!o) return undefined;
+          if (o.id !== null && o.id !== id && String(o.id) === String(id)) return o;
+        }
+        return undefined;
+      };
+      const ids: (string | number)[] = [...ODD_IDS, 8];
+      // All at once; a changed echo is noticed as soon as it arrives, not after a timeout.
+      const replies = await Promise.all(
+        ids.map((id, i) =>
+          Promise.race([
+            c.request(
+              i < ODD_IDS.length ? 'provider.status' : 'conformance.no_such_method',
+              {},
+              { id, timeoutMs: wait },
+            ),
+            changedEcho(id).then((o) => o ?? new Promise<never>(() => {})),
+          ]),
+        ),
+      );
+      const wrong: string[] = [];
+      for (const [i, r] of replies.entries()) {
+        const id = ids[i]!;
+        if (r.id === id && typeof r.id === typeof id) continue;
+        wrong.push(
+          !r.ok && r.error.code === 'client_timeout'
+            ? `no reply for id ${JSON.stringify(id).slice(0, 40)}`
+            : `${JSON.stringify(id).slice(0, 40)} came back as ${JSON.stringify(r.id).slice(0, 40)}`,
+        );
+      }
+      check(wrong.length === 0, `ids not echoed exactly: ${wrong.join('; ')}`);
+      return `${ids.length} ids`;
+    },
+  },
+  capabilitiesScenario(),
+  {
     id: 'core.session_close',
     title: 'session.close cleans up or detaches',
     kind: 'core',
+    fix: 'session.close must end the session; calls on it afterwards must answer session_not_found.',
     async run(ctx) {
       const s = session(ctx);
       await ok(ctx, 'session.close', s);
@@ -373,6 +490,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'cert.bad_input',
     title: 'bad input gets the right error codes and the provider survives',
     kind: 'certified',
+    fix: 'Answer bad input with the standard codes: invalid JSON and a wrong protocol_version or params → invalid_request, an unknown method → unsupported_method, an unknown session → session_not_found.',
     async run(ctx) {
       const c = ctx.client;
       const seen = c.orphans.length;
@@ -410,6 +528,7 @@ export const SCENARIOS: Scenario[] = [
     id: 'cert.describe_honest',
     title: 'every method in describe works; others answer unsupported_method',
     kind: 'certified',
+    fix: 'Make capabilities match behaviour: every listed method answers (not unsupported_method), every unlisted normalized method answers unsupported_method, custom methods are namespaced with description and stability.',
     async run(ctx) {
       const d = need(ctx.describe, 'provider.describe');
       const caps = d.capabilities ?? {};
@@ -443,6 +562,8 @@ export const SCENARIOS: Scenario[] = [
       }
       for (const id of created) await call(ctx, 'session.close', { session_id: id });
       check(broken.length === 0, `listed but unsupported_method: ${broken.join(', ')}`);
+      const orphans = featuresWithoutMethods(d);
+      check(orphans.length === 0, orphans.join('; '));
       const liars: string[] = [];
       for (const m of [...CORE_METHODS, ...OPTIONAL_NAMES].filter((x) => !listed.has(x))) {
         if (m === 'provider.describe' || m === 'provider.status') continue;
@@ -457,8 +578,11 @@ export const SCENARIOS: Scenario[] = [
     id: 'cert.envelopes',
     title: 'every reply is a well-formed envelope with a standard error code',
     kind: 'certified',
+    fix: 'Write only protocol envelopes on stdout (logs go to stderr), each with protocol_version "0.1", a standard error code, boolean retryable and object details.',
     async run(ctx) {
       const c = ctx.client;
+      const bad = c.badLines[0] ?? c.envelopeProblems[0];
+      if (bad) c.transcript?.push({ request: '(none: what the provider wrote)', reply: bad, ms: 0 });
       check(c.badLines.length === 0, `stdout carried non-envelope lines: ${c.badLines[0]}`);
       check(c.envelopeProblems.length === 0, c.envelopeProblems[0] ?? '');
       return `${c.replyCount} replies checked`;

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ProviderClient } from '../../src/conformance/client.js';
@@ -18,4 +18,16 @@ export function spawnProvider(
     env: { TABWRIGHT_HOME: home, TABWRIGHT_LOG: process.env.TABWRIGHT_LOG ?? 'warn', ...env },
     cwd: ROOT,
   });
+}
+
+/** Resolves once `path` is a Unix socket (a `tabwright provider --socket` is listening). */
+export async function waitForSocket(path: string, timeoutMs = 45_000): Promise<void> {
+  const t0 = Date.now();
+  for (;;) {
+    try {
+      if (statSync(path).isSocket()) return;
+    } catch {}
+    if (Date.now() - t0 > timeoutMs) throw new Error(`the socket ${path} did not appear`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

@@ -16,6 +16,7 @@ import { MAX_LINE_BYTES } from './framing.js';
 import { writeJsonLine } from './json-writer.js';
 import type { ProviderTable } from './registry.js';
 import type { CallContext, ProviderOptions } from './table.js';
+import { dropUnknownFields, realIssues } from './unknown-fields.js';
 
 /** What every connection of one provider process shares. */
 export interface ProviderState {
@@ -149,15 +150,43 @@ export class Connection implements EventSink {
       signal: this.abort.signal,
       warnings,
     };
-    const { result } = await dispatch(state.table, env.method, ctx, env.params, {
-      unknownMethod: (name) =>
+    const hooks = {
+      unknownMethod: (name: string) =>
         new TabwrightError(
           'unsupported_method',
           `This provider does not implement ${name}. Call provider.describe for the methods it does.`,
           { details: { method: name } },
         ),
-      failure: (err) => (err instanceof InvalidParams ? invalidRequest(err) : (err as Error)),
-    });
-    return result;
+      // InvalidParams comes back as it is: unknown fields are dropped and the call retried below.
+      failure: (err: unknown) => err as Error,
+    };
+    let params = env.params;
+    const ignored: string[] = [];
+    // Each pass drops the unknown fields zod found (a nested object is only checked once its parent
+    // validates), so a few passes reach every depth; only the schema ran, nothing else did.
+    for (let pass = 0; ; pass++) {
+      let result: unknown;
+      try {
+        ({ result } = await dispatch(state.table, env.method, ctx, params, hooks));
+      } catch (err) {
+        if (!(err instanceof InvalidParams)) throw err;
+        const dropped = pass < 8 ? dropUnknownFields(params, err) : null;
+        if (!dropped) {
+          const real = realIssues(err);
+          // A wrong type of a known field is what to report, not the unknown field next to it.
+          throw invalidRequest(real.length ? new InvalidParams(err.method, real, err.raw) : err);
+        }
+        params = dropped.params;
+        ignored.push(...dropped.paths);
+        continue;
+      }
+      if (ignored.length)
+        warnings.unshift({
+          code: 'unknown_params_ignored',
+          message: `${env.method} ignored the field(s) it does not know: ${ignored.join(', ')}. They had no effect; provider.describe lists the fields it takes (capabilities.input_schemas).`,
+          fields: ignored,
+        });
+      return result;
+    }
   }
 }

@@ -1,3 +1,4 @@
+import { readRecord } from '../../conformance/record.js';
 import {
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
@@ -38,6 +39,8 @@ export function buildDescribe(
   all: readonly ProviderMethod[],
   live: MethodTable<CallContext, ProviderMeta, unknown>,
   opts: ProviderOptions,
+  /** The tabwright home, where the last conformance run is recorded (none: no record). */
+  home?: string,
 ): Record<string, unknown> {
   const methods = live.list();
   const byFeature = featureMethods(all);
@@ -58,7 +61,9 @@ export function buildDescribe(
     protocol_version: PROTOCOL_VERSION,
     browser_families: [opts.browser],
     transport: opts.transport,
-    certification_tier: 'certified',
+    // Not a self-declaration: a candidate, with the last run of the suite on this machine as evidence.
+    certification_tier: 'candidate',
+    certification: certificationOf(home, opts.browser),
     capabilities: {
       core_methods: methods.filter((m) => m.meta.group === 'core').map((m) => m.name),
       optional_methods: methods
@@ -97,6 +102,20 @@ export function buildDescribe(
         'identity-based: a ref names one element until it is removed or its document is replaced; never recycled',
       stale: 'element_not_found with details.reason "stale_ref"',
     },
+  };
+}
+
+/**
+ * What the suite found, not what we claim: the tier is granted by `tabwright conformance`, so
+ * describe says `candidate` and shows the last recorded run of the suite against this provider
+ * (written by the CLI into the tabwright home), marking whether it was this version.
+ */
+function certificationOf(home: string | undefined, browser: string): Record<string, unknown> {
+  const last = home ? readRecord(home, browser) : null;
+  return {
+    granted_by: 'tabwright conformance',
+    how: 'run `tabwright conformance` (3 runs against this provider); its result is recorded here',
+    last_run: last ? { ...last, this_version: last.provider_version === VERSION } : null,
   };
 }
 

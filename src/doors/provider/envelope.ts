@@ -16,6 +16,8 @@ export interface RequestEnvelope {
 export interface Warning {
   code: string;
   message: string;
+  /** unknown_params_ignored: the dotted paths of the ignored fields. */
+  fields?: string[];
 }
 
 export interface SuccessEnvelope {

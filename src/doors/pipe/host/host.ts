@@ -238,7 +238,12 @@ export class PipeHost {
   private async handle(ev: FrameEvent, received: number): Promise<void> {
     const start = performance.now();
     const queueMs = Math.round(start - received);
+    // The response's seq: 0 until the line is an accepted command (authentic, in order). A line that
+    // fails before that is answered with 0 whatever seq it claims, so a forged or replayed line can
+    // never take the answer of the real command with that seq (exactly one response per command seq).
     let seq = 0;
+    /** The seq the line claims, for the log only. */
+    let claimed: number | undefined;
     let action = '';
     let executing = false;
     try {
@@ -250,7 +255,7 @@ export class PipeHost {
       }
       if (ev.kind === 'invalid_utf8') throw new PipeError('invalid_message', 'The line is not valid UTF-8.');
       const obj = parseJsonObject(ev.text);
-      if (Number.isSafeInteger(obj.seq) && (obj.seq as number) > 0) seq = obj.seq as number;
+      if (Number.isSafeInteger(obj.seq)) claimed = obj.seq as number;
       if (obj.type !== 'command') {
         throw new PipeError(
           'invalid_message',
@@ -262,17 +267,18 @@ export class PipeHost {
       if (!verifyCommand(this.key, cmd)) {
         throw new PipeError(
           'hmac_mismatch',
-          'security.hmac does not match this command under the session key. Nothing was executed; sign seq, action, expected_domain and JCS(params) with the key derived from hmac_seed.',
+          `security.hmac does not match this command (seq ${cmd.seq}) under the session key. Nothing was executed and no seq was used; this answer has seq 0 because an unverified line is not tied to any command. Sign seq, action, expected_domain and JCS(params) with the key derived from hmac_seed.`,
         );
       }
       if (cmd.seq !== this.lastSeq + 1) {
         throw new PipeError(
           'seq_out_of_order',
-          `seq ${cmd.seq} refused: the next seq is ${this.lastSeq + 1}. Nothing was executed.`,
+          `seq ${cmd.seq} refused: the next seq is ${this.lastSeq + 1} (a replay, a duplicate or a gap). Nothing was executed; this answer has seq 0 because seq ${cmd.seq} ${cmd.seq <= this.lastSeq ? 'was already answered' : 'is not the next command'}.`,
           { expected: this.lastSeq + 1 },
         );
       }
       this.lastSeq = cmd.seq;
+      seq = cmd.seq;
       // The agent hears of a dead browser before anything else runs (the command is not executed).
       await this.browserReady();
       if (this.deathUntold) throw this.restartedError(false);
@@ -306,6 +312,7 @@ export class PipeHost {
         {
           agent_id: this.agentId,
           seq,
+          ...(seq === 0 && claimed !== undefined ? { claimed_seq: claimed } : {}),
           action,
           success: false,
           code: e.code,

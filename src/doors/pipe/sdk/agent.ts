@@ -237,6 +237,8 @@ class Router {
       this.logger('warn', 'response matches no pending command; discarded', {
         seq: msg.seq,
         error_code: msg.error?.code,
+        // A seq-0 answer says why the host tied a line to no command (a bad MAC, a replay, …).
+        error: msg.error?.message,
       });
       return;
     }
