@@ -154,7 +154,11 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
   };
   const wanted = o.include_frames === false ? [rootFrame] : allFrames.filter(underRoot);
   const frames = wanted.slice(0, SNAPSHOT_DEFAULTS.max_frames);
-  let framesOmitted = wanted.length - frames.length;
+  // Frames beyond the limit are not read, but marked where their iframe stands (and counted below).
+  const beyond: FrameRun[] = wanted
+    .slice(SNAPSHOT_DEFAULTS.max_frames)
+    .map((frame) => ({ frame, error: `not read: beyond the ${SNAPSHOT_DEFAULTS.max_frames}-frame limit` }));
+  let framesOmitted = 0;
 
   const runs: FrameRun[] = await Promise.all(
     frames.map(async (frame): Promise<FrameRun> => {
@@ -185,6 +189,7 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
       }
     }),
   );
+  runs.push(...beyond);
   const rootRun = runs[0]!;
   const top = rootRun.result!;
   // The secret values each document holds join the session's registry; they never leave the engine.
@@ -289,7 +294,7 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
   const elements = allElements.filter((e) => printed.has(e.element_ref));
   const missingRefs = allElements.filter((e) => !printed.has(e.element_ref)).map((e) => e.element_ref);
 
-  const truncated = budget.cutLines > 0 || rendered.depthOmitted > 0;
+  const truncated = budget.cutLines > 0 || rendered.depthOmitted > 0 || beyond.length > 0;
   if (o.strict && budget.cutLines > 0) {
     throw new TabwrightError(
       'invalid_request',

@@ -48,13 +48,20 @@ export async function project(
   const items = found.candidates.map(({ element_ref, actions, role, label, ...rest }) => ({
     engineRef: element_ref,
     // The engine's action names are this door's operation names ('type' fills the field).
-    candidate: { role, label, operations: [...actions], ...rest },
+    // Keys reach any focusable control with trusted input: clickable controls take press too.
+    candidate: { role, label, operations: withPress(actions), ...rest },
   }));
   const revision = createHash('sha256')
     .update(JSON.stringify([generation, found.url, items.map((k) => [k.engineRef, k.candidate])]))
     .digest('hex')
     .slice(0, 24);
   return { revision, url: found.url, title: found.title, truncated: found.truncated, items };
+}
+
+function withPress(actions: readonly string[]): Operation[] {
+  const ops = [...actions] as Operation[];
+  if (ops.includes('click') && !ops.includes('press')) ops.push('press');
+  return ops;
 }
 
 export interface IssuedObservation {

@@ -54,10 +54,14 @@ const CLICK_ROLES = new Set([
   'generic',
 ]);
 const TEXT_ROLES = new Set(['textbox', 'searchbox', 'spinbutton']);
+const KEY_ROLES = new Set(['slider', 'scrollbar']);
 
 /** Which actions an element's role (and tag) allows; null when it offers none. */
 export function actionsForRole(n: SnapshotNode): CandidateAction[] | null {
   if (n.tag === 'select' && n.role === 'combobox') return ['select'];
+  // Range widgets move with keys; a spinbutton that is not a text field takes keys and clicks only.
+  if (KEY_ROLES.has(n.role)) return ['press'];
+  if (n.role === 'spinbutton' && n.tag !== 'input') return ['press', 'click'];
   if (TEXT_ROLES.has(n.role) || (n.role === 'combobox' && (n.tag === 'input' || n.tag === 'textarea')))
     return ['type', 'press', 'click'];
   if (CLICK_ROLES.has(n.role) || n.clickable) return ['click'];
@@ -113,6 +117,9 @@ function candidate(
 ): ActionCandidate {
   const c: ActionCandidate = { element_ref: ref, role: n.role, label: n.name.slice(0, 256), actions };
   if (n.value !== undefined && n.tag !== 'select') c.value = n.value.slice(0, 4096);
+  // A contenteditable field's value is its text (the model keeps it as text, not as a value).
+  else if (actions.includes('type') && n.tag !== 'input' && n.tag !== 'textarea')
+    c.value = textOf(n).slice(0, 4096);
   if (n.states?.checked !== undefined) c.checked = n.states.checked;
   if (n.states?.selected !== undefined) c.selected = n.states.selected;
   if (n.states?.expanded !== undefined) c.expanded = n.states.expanded;
@@ -125,4 +132,15 @@ function candidate(
   }
   if (context) c.context = context;
   return c;
+}
+
+/** The text under a node, runs joined by spaces. */
+function textOf(n: SnapshotNode): string {
+  const parts: string[] = [];
+  const walk = (k: SnapshotNode) => {
+    if (k.text) parts.push(k.text);
+    for (const c of k.children) walk(c);
+  };
+  walk(n);
+  return parts.join(' ').replace(/\s+/g, ' ').trim();
 }
