@@ -504,6 +504,12 @@ export class HarnessPage implements LocatorHost {
       if (verify) out.verificationError = 'The tab closed after the operation; nothing to verify.';
       return;
     }
+    // A dialog held for an answer blocks the page's scripts: nothing can be read until it is answered.
+    const held = await ops.pendingDialog.call(this.engine, {}).catch(() => null);
+    if (held) {
+      out.verificationError = `A ${held.type} dialog is open and held: the page can be read after page.handleDialog(accept, promptText?) answers it.`;
+      return;
+    }
     try {
       const budget = Math.min(Math.max(d.remaining(), 1500), 5000);
       out.snapshot = await takeView(
