@@ -387,6 +387,10 @@ export class HarnessPage implements LocatorHost {
       case 'scrollIntoView':
       case 'scroll_into_view':
         return { action: 'scroll', into_view: true };
+      case 'scroll_down':
+        return { action: 'scroll', pages: 1 };
+      case 'scroll_up':
+        return { action: 'scroll', pages: -1 };
       default:
         throw new TabwrightError('invalid_request', `Unknown operation ${String(op)}.`);
     }

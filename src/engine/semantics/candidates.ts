@@ -12,7 +12,7 @@ import type { Page } from '../page.js';
  */
 
 /** The actions a candidate offers, by role. */
-export type CandidateAction = Extract<ActionName, 'click' | 'type' | 'press' | 'select'>;
+export type CandidateAction = Extract<ActionName, 'click' | 'type' | 'press' | 'select' | 'scroll'>;
 
 export interface ActionCandidate {
   element_ref: string;
@@ -29,6 +29,8 @@ export interface ActionCandidate {
   options?: string[];
   /** The nearest named non-interactive ancestor, as `role: name`. */
   context?: string;
+  /** A scrollable container (action `scroll`): whether it can move up and down from here. */
+  scroll?: { up: boolean; down: boolean };
 }
 
 export interface Candidates {
@@ -74,22 +76,38 @@ export async function actionCandidates(page: Page, max: number, opts: OperationO
     { interactive_only: true, include_frames: false, max_chars: 10_000_000 },
     opts,
   );
-  const found: ActionCandidate[] = [];
-  let truncated = false;
+  // Every control in document order; the ones without actions of their role are kept only when
+  // they scroll (a listbox, a list of results), read below.
+  const all: ActionCandidate[] = [];
   const visit = (n: SnapshotNode, context: string | undefined) => {
     let ctx = context;
     if (n.element_ref && n.interactive && n.actionable && !n.frame && !n.states?.disabled) {
       const actions = actionsForRole(n);
-      if (actions && n.value !== '[redacted]') {
-        if (found.length >= max) truncated = true;
-        else found.push(candidate(n, n.element_ref, actions, ctx));
-      }
+      if (n.value !== '[redacted]') all.push(candidate(n, n.element_ref, actions ?? [], ctx));
     }
     if (n.name && n.role !== 'document' && n.role !== 'text' && !INTERACTIVE_ROLES.has(n.role))
       ctx = `${n.role}: ${n.name.slice(0, 120)}`;
     for (const k of n.children) visit(k, ctx);
   };
   visit(snap.model, undefined);
+  const inert = all.filter((c) => c.actions.length === 0);
+  const scrolls = await readElements(
+    page,
+    inert.map((c) => c.element_ref),
+    'scrollable',
+    null,
+    opts,
+  ).catch(() => inert.map(() => null));
+  inert.forEach((c, i) => {
+    const s = scrolls[i] as { up: boolean; down: boolean } | '' | null;
+    if (s && typeof s === 'object') {
+      c.actions = ['scroll'];
+      c.scroll = { up: s.up, down: s.down };
+    }
+  });
+  const actionable = all.filter((c) => c.actions.length > 0);
+  const truncated = actionable.length > max;
+  const found = actionable.slice(0, max);
   // Secret text fields are left out: one read per frame for all of them; one that cannot be read
   // (null) is left out too.
   const textual = found.filter((c) => c.actions.includes('type'));
