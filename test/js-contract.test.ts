@@ -26,9 +26,9 @@ describe('tabwright js: the seed contract, truthful', () => {
     await fx?.close();
   });
 
-  test('a connected browser hands out no Page, so no dialog answer or allowlist can be silently wrong there', async () => {
+  test('a connected browser hands out no Page and answers none of its dialogs: nothing there can be silently wrong', async () => {
     const port = new URL(chrome.httpEndpoint).port;
-    const r = await js.json<{ code: string; message: string }[]>(`
+    const r = await js.json<{ out: { code: string; message: string }[]; mine: unknown }>(`
 await browser.connect({ port: ${port} });
 const tabs = await browser.tabs();
 const out = [];
@@ -37,14 +37,20 @@ for (const call of [
   () => browser.open('${widgets}', { allowedOrigins: ['${fx.url}'], dialogs: 'hold' }),
   () => browser.attach(tabs[0].targetId, { allowedOrigins: ['${fx.altUrl}'] }),
 ]) out.push(await call().then(() => ({ code: 'accepted' }), e => ({ code: e.code, message: e.message })));
+// Connecting answers no dialog of the user's tabs: a confirm() there stays open for the person.
+const asked = cdp(tabs[0].targetId, 'Runtime.evaluate', { expression: 'confirm("Yours?")', returnByValue: true });
+asked.catch(() => {});
+const mine = await Promise.race([asked.then(v => v.result.value), sleep(700).then(() => 'still open')]);
+await cdp(null, 'Target.closeTarget', { targetId: tabs[0].targetId });
 await browser.disconnect();
 await browser.launch();
 globalThis.readLog = async p => (await p.cdp('Runtime.evaluate', { expression: 'document.getElementById("log").textContent', returnByValue: true })).result.value;
 globalThis.strip = r => { const { snapshot, ...rest } = r; return rest; };
-return out;
+return { out, mine };
 `);
-    assert.equal(r.length, 3);
-    for (const x of r) {
+    assert.equal(r.mine, 'still open');
+    assert.equal(r.out.length, 3);
+    for (const x of r.out) {
       assert.equal(x.code, 'unsupported_target');
       assert.match(
         x.message,
@@ -96,10 +102,17 @@ const o = {
   fill: strip(await narrow.locator('#q').fill('x')),
   wideReads: { code: (await wide.snapshot()).tree.includes('Search') ? 'read' : 'empty' },
 };
-await wide.goto('${fx.url}/fixtures/js/form.html');
+await wide.goto('${fx.url}/fixtures/js/cross-frame.html?alt=' + encodeURIComponent('${fx.altUrl}'));
+// A frame at an origin only the wider allowlist has: marked, never read, by the narrower Page.
+const narrowTree = (await narrow.snapshot()).tree;
+const partner = narrow.frames().find(f => !f.main);
+o.frameMarked = { code: narrowTree.includes('not read: outside the allowed origins') && !narrowTree.includes('Other page') ? 'marked' : narrowTree };
+o.frameAllowed = { code: String(partner.allowed) };
+o.frameRead = await narrow.frame(partner.frameId).snapshot().then(() => ({ code: 'read' }), refused);
+o.wideFrame = { code: (await wide.snapshot()).tree.includes('Other page') ? 'read' : 'empty' };
 o.gotoOut = strip(await narrow.goto('${fx.altUrl}/fixtures/js/other.html'));
 o.stillHere = { code: (await narrow.info()).url.startsWith('${fx.url}') ? 'stayed' : 'moved' };
-o.readsAgain = { code: (await narrow.snapshot()).tree.includes('Search') ? 'read' : 'empty' };
+o.readsAgain = { code: (await narrow.snapshot()).tree.includes('Outer page') ? 'read' : 'empty' };
 await narrow.dispose();
 await wide.close();
 return o;
@@ -111,6 +124,10 @@ return o;
       assert.equal(r[k]!.reason, 'origin_denied', k);
     }
     assert.equal(r.wideReads!.code, 'read');
+    assert.equal(r.frameMarked!.code, 'marked');
+    assert.equal(r.frameAllowed!.code, 'false');
+    assert.deepEqual(r.frameRead, { code: 'permission_denied', reason: 'origin_denied' });
+    assert.equal(r.wideFrame!.code, 'read');
     assert.equal(r.stillHere!.code, 'stayed');
     assert.equal(r.readsAgain!.code, 'read');
   });
@@ -293,15 +310,30 @@ return o;
     assert.equal(r.log, 'fruit=Apricot;street=1 Main St;');
   });
 
-  test('frames beyond the 32-frame limit are marked where they stand, and truncated is true', async () => {
-    const r = await js.json<{ truncated: boolean; marks: number; frames: number }>(`
+  test('frames beyond the 32-frame limit are marked where they stand; typed raw wrappers; raw CDP meets the network policy', async () => {
+    const r = await js.json<Record<string, unknown>>(`
 const p = await browser.open('${fx.url}/fixtures/js/many-frames.html', { allowedOrigins: ['${fx.url}'] });
 const s = await p.snapshot();
+// The typed raw wrappers route explicitly; raw CDP skips the guards, the network policy still holds.
+const title = (await new Session(p.targetId).Runtime.evaluate({ expression: 'document.title', returnByValue: true })).result.value;
+const use = (() => { try { session.use(p.targetId); return 'switched'; } catch (e) { return e.code; } })();
+await session.Runtime.evaluate({ expression: 'location.href = "${fx.altUrl}/fixtures/js/other.html"' }, { targetId: p.targetId });
+await sleep(500);
+const stayed = (await p.info()).url.startsWith('${fx.url}');
+const blocked = (await p.signals()).events.some(e => e.kind === 'blocked' && e.url.startsWith('${fx.altUrl}'));
 await p.close();
-return { truncated: s.truncated, marks: s.tree.split('beyond the 32-frame limit').length - 1, frames: s.omissions.frames };
+return { truncated: s.truncated, marks: s.tree.split('beyond the 32-frame limit').length - 1, frames: s.omissions.frames, title, use, stayed, blocked };
 `);
     // 32 frames are read: the main frame and the first 31 iframes.
-    assert.deepEqual(r, { truncated: true, marks: 3, frames: 3 });
+    assert.deepEqual(r, {
+      truncated: true,
+      marks: 3,
+      frames: 3,
+      title: 'Many frames',
+      use: 'invalid_request',
+      stayed: true,
+      blocked: true,
+    });
   });
 
   test("a recording's trace holds no typed password, page password value or secret query value", async () => {

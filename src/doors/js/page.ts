@@ -198,7 +198,16 @@ export class HarnessPage implements LocatorHost {
         );
       scopeRef = l.engineRef;
     }
-    if (options.frameId !== undefined) scopeRef = await this.frameRef(String(options.frameId), o);
+    if (options.frameId !== undefined) {
+      const f = this.engine.frames().find((x) => x.id === String(options.frameId));
+      if (f?.parentId && !/^(about:|$)/.test(f.url) && !this.policy.allowsDocument(f.url))
+        throw new TabwrightError(
+          'permission_denied',
+          `Frame ${String(options.frameId)} is at ${originOf(f.url)}, outside this Page's allowedOrigins.`,
+          { details: { reason: 'origin_denied' } },
+        );
+      scopeRef = await this.frameRef(String(options.frameId), o);
+    }
     return takeView(
       this.engine,
       this.tokens,
@@ -207,6 +216,7 @@ export class HarnessPage implements LocatorHost {
         scope_ref: scopeRef,
         scope_selector: options.selector,
         max_depth: maxDepth,
+        frame_origins: [...this.allowedOrigins],
       },
       o,
       maxChars,
@@ -225,7 +235,9 @@ export class HarnessPage implements LocatorHost {
       frameId: f.id,
       parentId: f.parentId,
       url: f.url,
-      allowed: f.allowed,
+      // This Page's own allowlist (it may be narrower than the tab's session).
+      allowed:
+        f.allowed && (f.parentId === null || /^(about:|$)/.test(f.url) || this.policy.allowsDocument(f.url)),
       main: f.parentId === null,
     }));
   }
@@ -519,7 +531,7 @@ export class HarnessPage implements LocatorHost {
       out.snapshot = await takeView(
         this.engine,
         this.tokens,
-        { max_depth: SNAPSHOT_LIMITS.depth },
+        { max_depth: SNAPSHOT_LIMITS.depth, frame_origins: [...this.allowedOrigins] },
         { timeoutMs: budget },
         SNAPSHOT_LIMITS.chars,
       );

@@ -37,6 +37,11 @@ const REWRITES: [RegExp, string][] = [
     /Type into it only if the user asked for it\./g,
     'Pass { allowSensitive: true } on this call only if the user asked for it.',
   ],
+  [/Element ref e[1-9][0-9]* is stale:/g, 'The target is stale:'],
+  [
+    /Take a new snapshot \(page\.snapshot\) and use a ref from it\./g,
+    'Take a new snapshot and use a printed ref from it.',
+  ],
   [/\bpage\.(click|fill|type|press|select|scroll|focus|hover) refused:/g, '$1 refused:'],
   [/\b(on|of|ref|Element ref) e[1-9][0-9]*\b/g, '$1 the target'],
   [/\be[1-9][0-9]*\b(?=:)/g, 'the target'],
