@@ -91,13 +91,7 @@ export async function actionCandidates(page: Page, max: number, opts: OperationO
   };
   visit(snap.model, undefined);
   const inert = all.filter((c) => c.actions.length === 0);
-  const scrolls = await readElements(
-    page,
-    inert.map((c) => c.element_ref),
-    'scrollable',
-    null,
-    opts,
-  ).catch(() => inert.map(() => null));
+  const scrolls = await readEach(page, inert, 'scrollable', opts);
   inert.forEach((c, i) => {
     const s = scrolls[i] as { up: boolean; down: boolean } | '' | null;
     if (s && typeof s === 'object') {
@@ -111,13 +105,7 @@ export async function actionCandidates(page: Page, max: number, opts: OperationO
   // Secret text fields are left out: one read per frame for all of them; one that cannot be read
   // (null) is left out too.
   const textual = found.filter((c) => c.actions.includes('type'));
-  const reasons = await readElements(
-    page,
-    textual.map((c) => c.element_ref),
-    'sensitive',
-    null,
-    opts,
-  ).catch(() => textual.map(() => null));
+  const reasons = await readEach(page, textual, 'sensitive', opts);
   const secret = new Set(textual.filter((_, i) => reasons[i] !== '').map((c) => c.element_ref));
   return {
     url: snap.url,
@@ -125,6 +113,22 @@ export async function actionCandidates(page: Page, max: number, opts: OperationO
     truncated,
     candidates: found.filter((c) => !secret.has(c.element_ref)),
   };
+}
+
+/** One read per frame for all of `list`; null for each when the read fails. */
+function readEach(
+  page: Page,
+  list: ActionCandidate[],
+  kind: 'scrollable' | 'sensitive',
+  opts: OperationOptions,
+): Promise<unknown[]> {
+  return readElements(
+    page,
+    list.map((c) => c.element_ref),
+    kind,
+    null,
+    opts,
+  ).catch(() => list.map(() => null));
 }
 
 function candidate(
