@@ -36,6 +36,9 @@ export type ElementReadKind =
   /** Why the field is sensitive (sensitiveReason: password, credential, data-private), "" when it is not. */
   | 'sensitive';
 
+/** Engine-internal reads, not offered to doors as verbs. `scrollable`: { up, down } of a vertically scrollable container, "" otherwise. */
+type InternalReadKind = ElementReadKind | 'scrollable';
+
 export type ReadTarget = { element_ref: string } | { selector: string; frame?: string };
 
 export interface ElementRead {
@@ -49,7 +52,7 @@ export interface ElementRead {
  * secret values read as "[redacted]", HTML leaves them out, and text and HTML reads also bring
  * back the secret values under the element, which the engine registers and scrubs from the answer.
  */
-const READ_SOURCES: Record<ElementReadKind, string> = {
+const READ_SOURCES: Record<InternalReadKind, string> = {
   text: '(el) => (el.innerText ?? el.textContent ?? "")',
   html: `(el) => (${SECRET_FREE_COPY_SOURCE})(el).innerHTML`,
   value: `(el) => {
@@ -74,6 +77,11 @@ const READ_SOURCES: Record<ElementReadKind, string> = {
     '(el) => (el instanceof HTMLSelectElement ? Array.from(el.options).map((o) => o.label || o.text) : null)',
   // "" rather than null for "not sensitive": null stays "could not be read" in readElements.
   sensitive: `(el) => (${SECRET_REASON_SOURCE})(el) ?? ''`,
+  scrollable: `(el) => {
+    const y = getComputedStyle(el).overflowY;
+    if (!/(auto|scroll|overlay)/.test(y) || el.scrollHeight <= el.clientHeight + 1) return '';
+    return { up: el.scrollTop > 0, down: el.scrollTop + el.clientHeight < el.scrollHeight - 1 };
+  }`,
 };
 
 /** Reads whose answer may contain secret text: they bring back the secrets under the element too. */
@@ -87,7 +95,7 @@ const READERS = Object.fromEntries(
       ? `(el, arg) => ({ v: (${src})(el, arg), s: (${COLLECT_SECRETS_SOURCE})(el) })`
       : `(el, arg) => ({ v: (${src})(el, arg) })`,
   ]),
-) as Record<ElementReadKind, string>;
+) as Record<InternalReadKind, string>;
 
 type ReadAnswer = { v: unknown; s?: FoundSecrets };
 
@@ -166,8 +174,8 @@ export async function readElement(
   return { value: answer(page, r.value as ReadAnswer), match_count: r.count };
 }
 
-const byRefs = new Map<ElementReadKind, (a: { items: [string, number][]; arg: unknown }) => unknown[]>();
-function refsReader(kind: ElementReadKind) {
+const byRefs = new Map<InternalReadKind, (a: { items: [string, number][]; arg: unknown }) => unknown[]>();
+function refsReader(kind: InternalReadKind) {
   let fn = byRefs.get(kind);
   if (!fn) {
     fn = new Function(
@@ -189,7 +197,7 @@ function refsReader(kind: ElementReadKind) {
 export async function readElements(
   page: Page,
   refs: string[],
-  kind: ElementReadKind,
+  kind: InternalReadKind,
   arg: unknown = null,
   opts?: OperationOptions,
 ): Promise<unknown[]> {

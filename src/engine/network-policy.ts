@@ -181,9 +181,11 @@ export class NetworkPolicy {
    * Refuses (permission_denied) when the page's main document, or the given
    * frame URLs, are outside the policy. A main frame left on an error page
    * after a blocked navigation reports the blocked URL when one is known.
+   * `policy`: a caller's narrower allowlist instead of the session's (actions' refuse.origins).
    */
-  assertAllowed(page: Page, frameUrls: string[] = []): void {
-    if (!this.policy.restricted) return;
+  assertAllowed(page: Page, frameUrls: string[] = [], policy: OriginPolicy = this.policy): void {
+    if (!policy.restricted) return;
+    const whose = policy === this.policy ? "the session's origin policy" : "the caller's allowlist";
     const checks: { url: string; frame: 'main' | 'child' }[] = [{ url: page.url(), frame: 'main' }];
     for (const url of frameUrls) checks.push({ url, frame: 'child' });
     for (const { url, frame } of checks) {
@@ -193,11 +195,11 @@ export class NetworkPolicy {
         const last = this.blocked({ page_id: page.id }).at(-1);
         effective = last?.url ?? url;
       }
-      if (!this.policy.allowsDocument(effective)) {
+      if (!policy.allowsDocument(effective)) {
         const origin = originOf(effective);
         throw new TabwrightError(
           'permission_denied',
-          `The ${frame === 'main' ? 'page' : 'frame'} is at ${origin}, which the session's origin policy does not allow; no action runs there. Open an allowed URL first, or start a session whose policy includes ${origin}.`,
+          `The ${frame === 'main' ? 'page' : 'frame'} is at ${origin}, which ${whose} does not allow; no action runs there. Open an allowed URL first, or start a session whose policy includes ${origin}.`,
           { details: { origin, url: effective, frame, page_id: page.id, reason: 'origin_denied' } },
         );
       }

@@ -117,6 +117,16 @@ export const ActOptions = {
     .object({
       sensitive: z.boolean().optional().describe('Refuse typing into a secret field.'),
       child_frames: z.boolean().optional().describe('Refuse a target inside an iframe.'),
+      unsupported: z
+        .boolean()
+        .optional()
+        .describe('Refuse a canvas, a closed shadow root and a custom element without a role.'),
+      origins: z
+        .array(z.string())
+        .min(1)
+        .max(32)
+        .optional()
+        .describe('Refuse unless the page (and a target frame) is at one of these origins.'),
     })
     .strict()
     .optional(),

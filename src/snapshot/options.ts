@@ -17,6 +17,12 @@ export const SnapshotOptions = z
     include_urls: z.boolean().optional().describe('Show link URLs.'),
     include_boxes: z.boolean().optional().describe('Show bounding boxes.'),
     include_frames: z.boolean().optional().describe('Descend into iframes (default true).'),
+    frame_origins: z
+      .array(z.string())
+      .min(1)
+      .max(32)
+      .optional()
+      .describe("A caller's allowlist narrower than the session's: frames elsewhere are marked, not read."),
     attributes: z
       .array(z.string().regex(/^[a-z][a-z0-9_:.-]*$/i))
       .max(32)

@@ -3,6 +3,7 @@ import type { Deadline } from '../engine/deadline.js';
 import { TabwrightError } from '../engine/errors.js';
 import { frameById } from '../engine/frames.js';
 import type { Page } from '../engine/page.js';
+import { OriginPolicy } from '../engine/policy.js';
 import { diffAndRemember, type SnapshotDiff } from './diff.js';
 import type { RawElement, WalkError, WalkOptions, WalkResult } from './injected/types.js';
 import { type ElementEntry, elementsOf, type SnapshotNode } from './model.js';
@@ -153,8 +154,22 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
     return false;
   };
   const wanted = o.include_frames === false ? [rootFrame] : allFrames.filter(underRoot);
-  const frames = wanted.slice(0, SNAPSHOT_DEFAULTS.max_frames);
-  let framesOmitted = wanted.length - frames.length;
+  // A caller narrower than the session (frame_origins): its frames elsewhere are marked, never read.
+  const narrower = o.frame_origins ? OriginPolicy.parse({ allowed_origins: o.frame_origins }) : null;
+  const outside = (f: BackendFrame) =>
+    f !== rootFrame &&
+    narrower !== null &&
+    !/^(about:|chrome-error:|$)/.test(f.url()) &&
+    !narrower.allowsDocument(f.url());
+  const readable = wanted.filter((f) => !outside(f));
+  const frames = readable.slice(0, SNAPSHOT_DEFAULTS.max_frames);
+  // Frames beyond the limit are not read, but marked where their iframe stands (and counted below).
+  const beyond: (FrameRun & { error: string })[] = readable
+    .slice(SNAPSHOT_DEFAULTS.max_frames)
+    .map((frame) => ({ frame, error: `not read: beyond the ${SNAPSHOT_DEFAULTS.max_frames}-frame limit` }));
+  for (const frame of wanted.filter(outside))
+    beyond.push({ frame, error: 'not read: outside the allowed origins' });
+  let framesOmitted = 0;
 
   const runs: FrameRun[] = await Promise.all(
     frames.map(async (frame): Promise<FrameRun> => {
@@ -185,6 +200,7 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
       }
     }),
   );
+  runs.push(...beyond);
   const rootRun = runs[0]!;
   const top = rootRun.result!;
   // The secret values each document holds join the session's registry; they never leave the engine.
@@ -289,7 +305,8 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
   const elements = allElements.filter((e) => printed.has(e.element_ref));
   const missingRefs = allElements.filter((e) => !printed.has(e.element_ref)).map((e) => e.element_ref);
 
-  const truncated = budget.cutLines > 0 || rendered.depthOmitted > 0;
+  const truncated =
+    budget.cutLines > 0 || rendered.depthOmitted > 0 || beyond.some((r) => r.error.includes('frame limit'));
   if (o.strict && budget.cutLines > 0) {
     throw new TabwrightError(
       'invalid_request',

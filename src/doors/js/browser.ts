@@ -140,6 +140,12 @@ export class HarnessBrowser {
       );
     }
     const session = await ops.startSession.call(this.defaultEngine, { kind: 'attach', endpoint }, eo);
+    // This connection only inspects the user's browser: it must not answer the dialogs of the user's
+    // tabs (the engine's default would dismiss a confirm() silently). Held, they stay for the person.
+    await ops.dialogPolicy.call(session, { policy: 'hold' }).catch(async (err) => {
+      await closeSession(this.defaultEngine, session);
+      throw err;
+    });
     const { browser_version } = await ops.sessionInfo.call(session, {});
     this.conn = { mode: 'attach', endpoint, session, browser: browser_version, generation: ++this.gen };
     return this.describe();

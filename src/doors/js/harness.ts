@@ -2,6 +2,7 @@ import type { Engine, EngineOptions } from '../../engine/engine.js';
 import type { Logger } from '../../engine/log.js';
 import type { Session } from '../../engine/session.js';
 import { HarnessBrowser } from './browser.js';
+import { cdpSession, type RawSend, sessionClass } from './cdp-session.js';
 import { detectBrowsers, resolveWsUrl } from './discovery.js';
 import { Locator, PRESS_KEYS } from './locator.js';
 import { HarnessPage } from './page.js';
@@ -33,6 +34,7 @@ export class Harness {
 
   globals(): Record<string, unknown> {
     const b = this.browser;
+    const send: RawSend = (targetId, method, params) => b.cdp(targetId, method, params);
     return {
       browser: b,
       Page: HarnessPage,
@@ -40,6 +42,8 @@ export class Harness {
       PRESS_KEYS,
       cdp: (targetId: string | null, method: string, params?: Record<string, unknown>) =>
         b.cdp(targetId, method, params),
+      session: cdpSession(send, null),
+      Session: sessionClass(send),
       listPageTargets: () => b.listPageTargets(),
       detectBrowsers,
       resolveWsUrl,

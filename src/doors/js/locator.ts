@@ -18,6 +18,11 @@ export interface ClickOptions extends CallOptions {
 export interface FillOptions extends CallOptions {
   /** Allow filling a sensitive field (password, credential, cc-*, one-time-code, data-private/data-sensitive) for this call. */
   allowSensitive?: boolean;
+  /**
+   * Replace the value by typing it key by key (keydown / keypress / input / keyup per character)
+   * instead of one insertion: for pages that filter on key events (autocomplete lists).
+   */
+  keyByKey?: boolean;
 }
 
 /** The keys press() accepts. */

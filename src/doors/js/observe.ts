@@ -9,7 +9,14 @@ import type { ActionCandidate } from '../../engine/semantics/candidates.js';
  * hash of the observed state: stable while nothing changes). Handles are not
  * snapshot refs; one act() consumes the whole observation.
  */
-export type Operation = 'click' | 'type' | 'press' | 'select' | 'scroll_into_view';
+export type Operation =
+  | 'click'
+  | 'type'
+  | 'press'
+  | 'select'
+  | 'scroll_down'
+  | 'scroll_up'
+  | 'scroll_into_view';
 
 /** One candidate: a one-time handle, the operations it offers, and the engine's facts about it. */
 export type Candidate = { id: string; operations: Operation[] } & Omit<
@@ -48,13 +55,23 @@ export async function project(
   const items = found.candidates.map(({ element_ref, actions, role, label, ...rest }) => ({
     engineRef: element_ref,
     // The engine's action names are this door's operation names ('type' fills the field).
-    candidate: { role, label, operations: [...actions], ...rest },
+    // Keys reach any focusable control with trusted input: clickable controls take press too.
+    candidate: { role, label, operations: operationsOf(actions, rest.scroll), ...rest },
   }));
   const revision = createHash('sha256')
     .update(JSON.stringify([generation, found.url, items.map((k) => [k.engineRef, k.candidate])]))
     .digest('hex')
     .slice(0, 24);
   return { revision, url: found.url, title: found.title, truncated: found.truncated, items };
+}
+
+function operationsOf(actions: readonly string[], scroll: ActionCandidate['scroll']): Operation[] {
+  const ops = actions.filter((a) => a !== 'scroll') as Operation[];
+  if (ops.includes('click') && !ops.includes('press')) ops.push('press');
+  // A scrollable container: the directions it can move in now.
+  if (scroll?.down) ops.push('scroll_down');
+  if (scroll?.up) ops.push('scroll_up');
+  return ops;
 }
 
 export interface IssuedObservation {

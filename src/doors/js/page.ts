@@ -26,6 +26,7 @@ import { RefTokens, TOKEN_PATTERN } from './refs.js';
 import { type ActionResult, type CallOptions, engineOpts, rest, result, resultFromError } from './results.js';
 import type { PageSignals } from './signals.js';
 import { SNAPSHOT_LIMITS, type SnapshotOptions, type SnapshotView, takeView } from './snapshot-view.js';
+import { harnessWords } from './vocabulary.js';
 
 /** What a Page needs from the harness: recording and bookkeeping. */
 export interface PageHost {
@@ -134,6 +135,22 @@ export class HarnessPage implements LocatorHost {
       });
   }
 
+  /**
+   * Reads are refused like actions when the tab is at an origin outside this Page's allowlist (a
+   * Page attached with a narrower allowlist than the tab's, a tab that left its scope): nothing of
+   * that document is returned.
+   */
+  private assertReadable(): void {
+    const url = this.engine.url();
+    if (url === '' || url.startsWith('about:') || this.policy.allowsDocument(url)) return;
+    const origin = originOf(url);
+    throw new TabwrightError(
+      'permission_denied',
+      `The tab is at ${origin}, outside this Page's allowedOrigins (${this.allowedOrigins.join(', ')}); nothing was read. Go back with page.goto(allowedUrl), or ask the user to authorize ${origin} and open a Page with it.`,
+      { details: { reason: 'origin_denied', origin } },
+    );
+  }
+
   /** A document change expires refs (the engine also reports stale refs by identity). */
   private checkDocument(): void {
     const url = this.engine.url();
@@ -161,6 +178,7 @@ export class HarnessPage implements LocatorHost {
     this.assertNotDisposed();
     this.throwIfStale();
     const o = engineOpts(options);
+    this.assertReadable();
     this.checkDocument();
     const maxDepth = options.maxDepth ?? SNAPSHOT_LIMITS.depth;
     if (!Number.isInteger(maxDepth) || maxDepth < 0 || maxDepth > SNAPSHOT_LIMITS.depth)
@@ -180,7 +198,16 @@ export class HarnessPage implements LocatorHost {
         );
       scopeRef = l.engineRef;
     }
-    if (options.frameId !== undefined) scopeRef = await this.frameRef(String(options.frameId), o);
+    if (options.frameId !== undefined) {
+      const f = this.engine.frames().find((x) => x.id === String(options.frameId));
+      if (f?.parentId && !/^(about:|$)/.test(f.url) && !this.policy.allowsDocument(f.url))
+        throw new TabwrightError(
+          'permission_denied',
+          `Frame ${String(options.frameId)} is at ${originOf(f.url)}, outside this Page's allowedOrigins.`,
+          { details: { reason: 'origin_denied' } },
+        );
+      scopeRef = await this.frameRef(String(options.frameId), o);
+    }
     return takeView(
       this.engine,
       this.tokens,
@@ -189,6 +216,7 @@ export class HarnessPage implements LocatorHost {
         scope_ref: scopeRef,
         scope_selector: options.selector,
         max_depth: maxDepth,
+        frame_origins: [...this.allowedOrigins],
       },
       o,
       maxChars,
@@ -207,7 +235,9 @@ export class HarnessPage implements LocatorHost {
       frameId: f.id,
       parentId: f.parentId,
       url: f.url,
-      allowed: f.allowed,
+      // This Page's own allowlist (it may be narrower than the tab's session).
+      allowed:
+        f.allowed && (f.parentId === null || /^(about:|$)/.test(f.url) || this.policy.allowsDocument(f.url)),
       main: f.parentId === null,
     }));
   }
@@ -318,12 +348,20 @@ export class HarnessPage implements LocatorHost {
       }
       target = { element_ref: l.engineRef };
     } else if (spec.kind === 'css') target = { selector: spec.selector };
-    else target = { role: spec.role, name: spec.name, exact: spec.exact, context: spec.context };
-    const engineSpec = this.specFor(op, arg);
+    else
+      target = {
+        role: spec.role,
+        name: spec.name,
+        exact: spec.exact,
+        context: spec.context,
+        // The seed: names match case-sensitively, exact or as a substring.
+        case_sensitive: true,
+      };
+    const engineSpec = this.specFor(op, arg, !!opts?.keyByKey);
     return this.perform(target, engineSpec, opts, { op, locator: describeSpec(spec) });
   }
 
-  private specFor(op: LocatorOp | Operation, arg: unknown): ActionSpec {
+  private specFor(op: LocatorOp | Operation, arg: unknown, keyByKey = false): ActionSpec {
     switch (op) {
       case 'click':
         return { action: 'click' };
@@ -333,6 +371,8 @@ export class HarnessPage implements LocatorHost {
           throw new TabwrightError('invalid_request', `${op} needs the text (a string).`);
         if (arg.length > 4096)
           throw new TabwrightError('invalid_request', `${op} text is limited to 4096 characters.`);
+        // Key by key: the whole value replaced by typing each character (pages that filter on key events).
+        if (keyByKey) return { action: 'type', text: arg, replace: true, key_by_key: true };
         return { action: 'fill', value: arg };
       case 'press':
         if (typeof arg !== 'string' || !PRESS_KEYS.includes(arg))
@@ -359,6 +399,10 @@ export class HarnessPage implements LocatorHost {
       case 'scrollIntoView':
       case 'scroll_into_view':
         return { action: 'scroll', into_view: true };
+      case 'scroll_down':
+        return { action: 'scroll', pages: 1 };
+      case 'scroll_up':
+        return { action: 'scroll', pages: -1 };
       default:
         throw new TabwrightError('invalid_request', `Unknown operation ${String(op)}.`);
     }
@@ -371,7 +415,14 @@ export class HarnessPage implements LocatorHost {
     opts: (ClickOptions & FillOptions) | undefined,
     meta: Record<string, unknown>,
   ): Promise<ActionResult> {
-    const d = Deadline.from(engineOpts(opts));
+    let eo: ReturnType<typeof engineOpts>;
+    try {
+      eo = engineOpts(opts);
+    } catch (err) {
+      // An already-aborted signal: refused before anything was sent (blocked / cancelled).
+      return resultFromError(err);
+    }
+    const d = Deadline.from(eo);
     const verify = opts?.verify;
     if (verify !== undefined && typeof verify !== 'function')
       throw new TabwrightError(
@@ -389,7 +440,17 @@ export class HarnessPage implements LocatorHost {
       // opted in) sensitive fields before anything is sent, in the same queue slot as the input.
       receipt = await ops.act.call(
         this.engine,
-        { target, spec, refuse: { child_frames: true, sensitive: !opts?.allowSensitive } },
+        {
+          target,
+          spec,
+          refuse: {
+            child_frames: true,
+            sensitive: !opts?.allowSensitive,
+            unsupported: true,
+            // This Page's allowlist, which may be narrower than its tab's session (attach).
+            origins: [...this.allowedOrigins],
+          },
+        },
         rest(d),
       );
     } catch (err) {
@@ -406,6 +467,7 @@ export class HarnessPage implements LocatorHost {
       ...meta,
       action: spec.action,
       ...(spec.action === 'fill' ? { text: masked ? '••••••' : spec.value } : {}),
+      ...(spec.action === 'type' ? { text: masked ? '••••••' : spec.text, keyByKey: true } : {}),
       ...(spec.action === 'press' ? { key: spec.key } : {}),
       status: failure?.status ?? receipt?.status,
       url: this.engine.closed ? null : this.engine.url(),
@@ -415,6 +477,12 @@ export class HarnessPage implements LocatorHost {
       return failure;
     }
     const r = receipt!;
+    // fill({ keyByKey }) types: verified by the value read back, as fill is.
+    let verified = r.verified;
+    if (spec.action === 'type') {
+      const after = r.changes.value?.after;
+      verified = typeof after === 'string' && after !== '[redacted]' ? after === spec.text : null;
+    }
     // Any action expires printed refs and observation handles.
     this.expireEvidence();
     if (r.changes.navigated)
@@ -424,15 +492,15 @@ export class HarnessPage implements LocatorHost {
         url: r.changes.url?.after ?? this.engine.url(),
       });
     const out = result(r.status, r.status === 'executed' ? 'dispatched' : 'dispatch_unconfirmed', {
-      verified: r.verified,
+      verified,
       changed: r.changed,
       navigated: r.changes.navigated,
       url: r.changes.url?.after ?? this.engine.url(),
       newPages: r.changes.new_pages.length,
       dialog: r.dialog,
       downloads: r.downloads,
-      ...(r.warnings.length ? { warnings: r.warnings } : {}),
-      ...(r.hint ? { note: r.hint } : {}),
+      ...(r.warnings.length ? { warnings: r.warnings.map(harnessWords) } : {}),
+      ...(r.hint ? { note: harnessWords(r.hint) } : {}),
     });
     // A navigation or popup the action caused that the allowlist stopped: say so (the page stayed where it was).
     const blocked = (
@@ -452,12 +520,18 @@ export class HarnessPage implements LocatorHost {
       if (verify) out.verificationError = 'The tab closed after the operation; nothing to verify.';
       return;
     }
+    // A dialog held for an answer blocks the page's scripts: nothing can be read until it is answered.
+    const held = await ops.pendingDialog.call(this.engine, {}).catch(() => null);
+    if (held) {
+      out.verificationError = `A ${held.type} dialog is open and held: the page can be read after page.handleDialog(accept, promptText?) answers it.`;
+      return;
+    }
     try {
       const budget = Math.min(Math.max(d.remaining(), 1500), 5000);
       out.snapshot = await takeView(
         this.engine,
         this.tokens,
-        { max_depth: SNAPSHOT_LIMITS.depth },
+        { max_depth: SNAPSHOT_LIMITS.depth, frame_origins: [...this.allowedOrigins] },
         { timeoutMs: budget },
         SNAPSHOT_LIMITS.chars,
       );
@@ -482,9 +556,22 @@ export class HarnessPage implements LocatorHost {
   /** Navigates within the allowlist and waits for load; an action receipt. */
   async goto(url: string, opts?: CallOptions): Promise<ActionResult> {
     this.assertNotDisposed();
-    const eo = engineOpts(opts);
+    let eo: ReturnType<typeof engineOpts>;
+    try {
+      eo = engineOpts(opts);
+    } catch (err) {
+      return resultFromError(err);
+    }
     const stale = this.staleness();
     if (stale) return stale;
+    // This Page's allowlist may be narrower than its tab's session (attach): checked here first.
+    if (typeof url === 'string' && !this.policy.allowsDocument(url)) {
+      this.host.record({ action: 'goto', url, status: 'blocked', reason: 'origin_denied' });
+      return result('blocked', 'origin_denied', {
+        message: `${url} is outside this Page's allowedOrigins (${this.allowedOrigins.join(', ')}); nothing was sent. Ask the user to authorize its origin.`,
+        origin: originOf(url),
+      });
+    }
     const d = Deadline.from(eo);
     let out: ActionResult;
     try {
@@ -530,6 +617,7 @@ export class HarnessPage implements LocatorHost {
     const max = opts.maxElements ?? OBSERVE_DEFAULT;
     if (!Number.isInteger(max) || max < 1 || max > OBSERVE_MAX)
       throw new TabwrightError('invalid_request', `maxElements must be an integer from 1 to ${OBSERVE_MAX}.`);
+    this.assertReadable();
     this.checkDocument();
     const p = await project(this.engine, this.generationAtOpen, max, engineOpts(opts));
     const { observation, issued } = issue(p);
@@ -572,7 +660,7 @@ export class HarnessPage implements LocatorHost {
           : operation === 'press'
             ? choice.key
             : undefined;
-    const spec = this.specFor(operation, arg);
+    const spec = this.specFor(operation, arg, !!opts?.keyByKey);
     return this.perform({ element_ref: handle.engineRef }, spec, opts, {
       op: `act:${operation}`,
       label: handle.candidate.label,
@@ -591,6 +679,7 @@ export class HarnessPage implements LocatorHost {
       throw new TabwrightError('invalid_request', 'waitMs must be from 0 to 60000.');
     const max = opts.maxElements ?? this.lastMax;
     const base = engineOpts({ ...opts, timeoutMs: Math.min(60_000, waitMs + 10_000) });
+    this.assertReadable();
     const end = Date.now() + waitMs;
     let p = await project(this.engine, this.generationAtOpen, max, base);
     while (p.revision === revision && Date.now() < end) {
@@ -626,6 +715,14 @@ export class HarnessPage implements LocatorHost {
 
   toJSON(): unknown {
     return { page: this.describe() };
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
   }
 }
 

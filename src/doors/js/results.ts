@@ -1,6 +1,7 @@
 import { DEFAULT_TIMEOUT_MS, type Deadline, MAX_TIMEOUT_MS, TabwrightError } from '../../engine/api.js';
 import { currentSnippetSignal } from './runner.js';
 import type { SnapshotView } from './snapshot-view.js';
+import { harnessWords, inHarnessWords, withoutEngineRefs } from './vocabulary.js';
 
 /** The four outcomes of a guarded operation (seed: Browser / Page / Locator). */
 export type ActionStatus = 'executed' | 'stale' | 'blocked' | 'outcome_unknown';
@@ -83,20 +84,21 @@ export function result(
 export function resultFromError(err: unknown): ActionResult {
   if (!(err instanceof TabwrightError)) throw err;
   const d = err.details as Record<string, unknown>;
-  const message = err.message;
+  const message = harnessWords(err.message);
   switch (err.code) {
     case 'permission_denied':
       return result('blocked', 'origin_denied', { message, origin: d.origin ?? null });
     case 'element_not_actionable':
       return result('blocked', String(d.reason ?? 'not_actionable'), {
         message,
-        ...(d.covered_by ? { coveredBy: d.covered_by } : {}),
+        ...(d.covered_by ? { coveredBy: withoutEngineRefs(d.covered_by) } : {}),
       });
     case 'unsupported_target':
       return result('blocked', String(d.reason ?? 'unsupported_target'), { message });
     case 'element_not_found':
-      if (d.reason === 'ambiguous') throw err;
-      if (d.reason === 'no_such_option') return result('blocked', 'no_such_option', { message });
+      if (d.reason === 'ambiguous') throw inHarnessWords(err);
+      if (d.reason === 'no_such_option' || d.reason === 'ambiguous_option')
+        return result('blocked', d.reason, { message });
       return result('stale', d.reason === 'stale_ref' ? 'stale_ref' : String(d.reason ?? 'no_match'), {
         message,
       });
@@ -115,6 +117,6 @@ export function resultFromError(err: unknown): ActionResult {
     case 'session_not_found':
       return result('stale', 'connection_changed', { message });
     default:
-      throw err;
+      throw inHarnessWords(err);
   }
 }

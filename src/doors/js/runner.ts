@@ -158,22 +158,24 @@ export function formatOutput(value: unknown): string | null {
 }
 
 export function safeJson(value: unknown): string {
-  const seen = new WeakSet<object>();
+  // The objects on the path from the root to the value being written: only a value that contains
+  // itself is circular; the same object reached twice (a shared array) is written twice.
+  const path: { out: object; orig: object }[] = [];
   return (
-    JSON.stringify(value, (_key, v: unknown) => {
+    JSON.stringify(value, function (this: unknown, _key, v: unknown) {
+      while (path.length > 0 && path[path.length - 1]!.out !== this) path.pop();
       if (typeof v === 'bigint') return v.toString();
       if (typeof v === 'function') return undefined;
+      if (typeof v !== 'object' || v === null) return v;
+      if (path.some((p) => p.orig === v)) return '[Circular]';
+      let out: unknown = v;
       if (isErrorLike(v)) {
         const e = v as Error & { code?: unknown; details?: unknown };
-        return { name: e.name, message: e.message, code: e.code, details: e.details };
-      }
-      if (v instanceof Map) return Object.fromEntries(v);
-      if (v instanceof Set) return [...v];
-      if (typeof v === 'object' && v !== null) {
-        if (seen.has(v)) return '[Circular]';
-        seen.add(v);
-      }
-      return v;
+        out = { name: e.name, message: e.message, code: e.code, details: e.details };
+      } else if (v instanceof Map) out = Object.fromEntries(v);
+      else if (v instanceof Set) out = [...v];
+      path.push({ out: out as object, orig: v });
+      return out;
     }) ?? 'null'
   );
 }

@@ -17,7 +17,7 @@ import {
   settle,
   VALUE_QUIET_MS,
 } from './observe.js';
-import { refuseTarget } from './refuse.js';
+import { refuseOrigins, refuseTarget } from './refuse.js';
 import { frameOffset, parseTarget, type ResolvedTarget, resolveTarget } from './resolve.js';
 import { markSignals, pendingRequests, signalsSince } from './signals.js';
 import { ActionSpec as ActionSpecSchema } from './spec.js';
@@ -141,10 +141,13 @@ async function run(
   // A held dialog blocks the page's scripts: nothing could be guarded or observed.
   page.dialogs.assertNoneHeld(`page.${spec.action}`);
   assertAllowed(page);
+  const narrower = opts.refuse?.origins;
+  if (narrower) refuseOrigins(page, null, narrower);
   const mainFrame = page.backend.frames()[0]!;
   const resolved: ResolvedTarget | undefined = target ? await resolveTarget(page, target, d) : undefined;
   const el = resolved?.kind === 'element' ? resolved : undefined;
   assertAllowed(page, el?.frame);
+  if (narrower && el?.frame.parentId) refuseOrigins(page, el.frame.url(), narrower);
   if (el && opts.refuse && spec.action !== 'set_files') await refuseTarget(page, el, spec, opts.refuse, d);
   const valueKind = VALUE_KIND[spec.action] ?? null;
 
@@ -426,17 +429,20 @@ async function dispatch(
         throw new TabwrightError('invalid_request', 'select needs a target.', {
           details: { field: 'target' },
         });
-      const r = await elementCall<{ ok: true; selected: string[] } | { ok: false; missing: string[] }>(
-        el,
-        { op: 'select', spec: { values: spec.values, labels: spec.labels, indexes: spec.indexes } },
-        d,
-      );
+      const r = await elementCall<
+        { ok: true; selected: string[] } | { ok: false; missing: string[]; ambiguous?: true }
+      >(el, { op: 'select', spec: { values: spec.values, labels: spec.labels, indexes: spec.indexes } }, d);
       if (!r.ok) {
         throw new TabwrightError(
           'element_not_found',
-          `No such option on ${el.ref}: ${r.missing.join(', ')}. Read the options from a snapshot and pick existing ones.`,
+          `No such option on ${el.ref}: ${r.missing.join(', ')}. Read the options from a snapshot and pick existing ones${r.ambiguous ? ' (a shared label by its index)' : ''}.`,
           {
-            details: { element_ref: el.ref, reason: 'no_such_option', missing: r.missing, status: 'blocked' },
+            details: {
+              element_ref: el.ref,
+              reason: r.ambiguous ? 'ambiguous_option' : 'no_such_option',
+              missing: r.missing,
+              status: 'blocked',
+            },
           },
         );
       }
@@ -457,8 +463,8 @@ async function dispatch(
     }
     case 'scroll': {
       if (el && spec.into_view) {
-        await elementCall(el, { op: 'scroll', intoView: true }, d);
-        return { verified: null };
+        const r = await elementCall<{ inView: boolean }>(el, { op: 'scroll', intoView: true }, d);
+        return { verified: r.inView };
       }
       // Wheel input scrolls on the compositor, after the call returns: read the position until it moves.
       const metrics = () =>

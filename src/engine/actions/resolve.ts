@@ -1,4 +1,5 @@
 import type { BackendFrame } from '../../backends/backend.js';
+import { INTERACTIVE_ROLES } from '../../snapshot/index.js';
 import type { SnapshotNode } from '../../snapshot/model.js';
 import { registryOf, targetOf } from '../../snapshot/refs.js';
 import { takeSnapshot } from '../../snapshot/snapshot.js';
@@ -106,25 +107,42 @@ export async function locateTarget(page: Page, target: Target, d: Deadline): Pro
   return { element_ref: r.ref, frame: r.frame.id, match_count: r.count ?? 1 };
 }
 
-function norm(s: string): string {
-  return s.replace(/\s+/g, ' ').trim().toLowerCase();
+function norm(s: string, foldCase = true): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return foldCase ? t.toLowerCase() : t;
+}
+
+/** The nearest named ancestor that is not a control, as "role: name" (the form a context takes). */
+function contextOf(ancestors: SnapshotNode[]): string | null {
+  const a = [...ancestors]
+    .reverse()
+    .find((x) => x.name && x.role !== 'document' && !INTERACTIVE_ROLES.has(x.role));
+  return a ? `${a.role}: ${a.name}` : null;
 }
 
 async function resolveByRole(
   page: Page,
-  target: { role: string; name?: string; exact?: boolean; context?: string },
+  target: { role: string; name?: string; exact?: boolean; context?: string; case_sensitive?: boolean },
   d: Deadline,
 ): Promise<ResolvedTarget> {
   const snap = await takeSnapshot(page, { max_chars: 10_000_000 }, d);
   const role = target.role.toLowerCase();
-  const name = target.name === undefined ? undefined : norm(target.name);
-  const context = target.context === undefined ? undefined : norm(target.context);
+  const fold = !target.case_sensitive;
+  const name = target.name === undefined ? undefined : norm(target.name, fold);
+  const context = target.context === undefined ? undefined : norm(target.context, fold);
+  // The form candidates print ("group: Outbound"): the ancestor's role, then its name.
+  const typed = context === undefined ? null : /^([a-z][a-z-]*): (.+)$/i.exec(context);
+  const contextMatches = (a: SnapshotNode): boolean => {
+    const n = norm(a.name, fold);
+    if (n.includes(context!)) return true;
+    return !!typed && a.role === typed[1]!.toLowerCase() && n.includes(typed[2]!);
+  };
   const matches: { node: SnapshotNode; ancestors: SnapshotNode[] }[] = [];
   const visit = (node: SnapshotNode, ancestors: SnapshotNode[]) => {
     if (node.role === role && node.element_ref) {
-      const n = norm(node.name);
+      const n = norm(node.name, fold);
       const nameOk = name === undefined || (target.exact ? n === name : n.includes(name));
-      const contextOk = context === undefined || ancestors.some((a) => norm(a.name).includes(context));
+      const contextOk = context === undefined || ancestors.some(contextMatches);
       if (nameOk && contextOk) matches.push({ node, ancestors });
     }
     for (const c of node.children) visit(c, [...ancestors, node]);
@@ -134,7 +152,7 @@ async function resolveByRole(
     const candidates = matches.slice(0, 10).map(({ node, ancestors }) => ({
       element_ref: node.element_ref,
       name: node.name,
-      context: [...ancestors].reverse().find((a) => a.name)?.name ?? null,
+      context: contextOf(ancestors),
     }));
     throw new TabwrightError(
       'element_not_found',

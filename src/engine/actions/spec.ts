@@ -39,7 +39,11 @@ const RoleTarget = z
     role: nonEmpty('target.role'),
     name: z.string().optional(),
     exact: z.boolean().optional(),
-    context: z.string().optional().describe('Name of an ancestor, to disambiguate.'),
+    context: z
+      .string()
+      .optional()
+      .describe('Name of an ancestor, or "role: name" as candidates print it, to disambiguate.'),
+    case_sensitive: z.boolean().optional().describe('Match name and context without folding case.'),
   })
   .strict();
 const TextTarget = z

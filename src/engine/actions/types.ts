@@ -24,10 +24,15 @@ export interface ActionOptions extends OperationOptions {
   /**
    * Refusals a door asks for (src/engine/actions/refuse.ts), checked before anything is sent:
    * `sensitive`: typing (fill, type) into a sensitive field (password, credential autocomplete,
-   * inside [data-private] / [data-sensitive]); `child_frames`: a target inside an iframe. A refusal
-   * is element_not_actionable, details.status "blocked", reason sensitive_field / frame_unsupported.
+   * inside [data-private] / [data-sensitive]); `child_frames`: a target inside an iframe;
+   * `unsupported`: a <canvas>, an element inside a closed shadow root, or a custom element with no
+   * role of its own (the guard cannot see what input there would hit). A refusal is
+   * element_not_actionable, details.status "blocked", reason sensitive_field / frame_unsupported /
+   * canvas / closed_shadow_root / custom_component. `origins`: the caller's own allowlist, narrower
+   * than the session's: the page and a target frame must be at one of them (permission_denied,
+   * reason origin_denied), checked in the same queue slot as the input.
    */
-  refuse?: { sensitive?: boolean; child_frames?: boolean };
+  refuse?: { sensitive?: boolean; child_frames?: boolean; unsupported?: boolean; origins?: string[] };
 }
 
 export type ReceiptStatus = 'executed' | 'outcome_unknown';

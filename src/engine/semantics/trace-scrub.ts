@@ -31,16 +31,29 @@ interface HarRequest {
 /** Headers whose values are credentials (a trace is handed to others). */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 
-function maskPairs(pairs: NameValue[] | undefined, secret: (name: string) => boolean): void {
-  for (const p of pairs ?? []) if (p.value && p.name && secret(p.name)) p.value = REDACTED;
+/** Masks the values of secret-named pairs; the values masked are added to `found` (to scrub them elsewhere). */
+function maskPairs(
+  pairs: NameValue[] | undefined,
+  secret: (name: string) => boolean,
+  found?: Set<string>,
+): void {
+  for (const p of pairs ?? []) {
+    if (p.value && p.name && secret(p.name)) {
+      if (p.value !== REDACTED) found?.add(p.value);
+      p.value = REDACTED;
+    }
+  }
 }
+
+/** Values shorter than this are not hunted for in other entries (too likely to match unrelated text). */
+const MIN_ECHOED_SECRET = 4;
 
 /**
  * One trace.network line (a HAR entry): query parameters and form fields of secret names, the
  * request body by field name, credential headers and cookies masked. The text-wide scrub after it
  * takes the values.
  */
-function scrubNetworkLine(line: string, registry: SecretRegistry): string {
+function scrubNetworkLine(line: string, registry: SecretRegistry, found: Set<string>): string {
   if (!line.startsWith('{')) return line;
   try {
     const entry = JSON.parse(line) as {
@@ -50,8 +63,8 @@ function scrubNetworkLine(line: string, registry: SecretRegistry): string {
     if (!req) return line;
     const secretName = (n: string) => isSecretParam(n) || registry.names.has(n);
     const header = (n: string) => CREDENTIAL_HEADERS.has(n.toLowerCase());
-    maskPairs(req.queryString, secretName);
-    maskPairs(req.postData?.params, secretName);
+    maskPairs(req.queryString, secretName, found);
+    maskPairs(req.postData?.params, secretName, found);
     if (req.postData && typeof req.postData.text === 'string')
       req.postData.text = registry.scrubBody(req.postData.text);
     maskPairs(req.headers, header);
@@ -69,22 +82,45 @@ export function scrubTraceFile(path: string, registry: SecretRegistry): number {
   const entries = unzipSync(readFileSync(path));
   const out: Zippable = {};
   let changed = 0;
+  // Network entries first: the secret query and form values they carry are masked wherever else
+  // they show (a response body or DOM snapshot that echoes the request URL).
+  const texts = new Map<string, string>();
+  const found = new Set<string>();
   for (const [name, bytes] of Object.entries(entries)) {
-    if (!isText(bytes)) {
-      out[name] = [bytes, { level: 0 }];
-      continue;
-    }
+    if (!isText(bytes)) continue;
     let text = strFromU8(bytes);
-    const before = text;
     if (name.endsWith('.network'))
       text = text
         .split('\n')
-        .map((l) => scrubNetworkLine(l, registry))
+        .map((l) => scrubNetworkLine(l, registry, found))
         .join('\n');
-    text = scrubEverywhere(text);
+    texts.set(name, text);
+  }
+  const echoed = [...found].filter((v) => v.length >= MIN_ECHOED_SECRET).sort((a, b) => b.length - a.length);
+  for (const [name, bytes] of Object.entries(entries)) {
+    const scrubbed = texts.get(name);
+    if (scrubbed === undefined) {
+      out[name] = [bytes, { level: 0 }];
+      continue;
+    }
+    const before = strFromU8(bytes);
+    let text = scrubEverywhere(scrubbed);
+    for (const v of echoed) text = replaceEncodings(text, v);
     if (text !== before) changed++;
     out[name] = [strToU8(text), { level: 6 }];
   }
   writeFileSync(path, zipSync(out));
   return changed;
+}
+
+/** Replaces a value and its URL-encoded forms with the mask. */
+function replaceEncodings(text: string, value: string): string {
+  let out = text;
+  for (const form of new Set([
+    value,
+    encodeURIComponent(value),
+    encodeURIComponent(value).replace(/%20/g, '+'),
+  ]))
+    out = out.split(form).join(REDACTED);
+  return out;
 }

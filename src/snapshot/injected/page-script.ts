@@ -686,6 +686,10 @@ function transformed(node: Node): string {
   return text;
 }
 
+const SVG_WIDGETS = ['slider', 'spinbutton', 'button', 'checkbox', 'switch', 'radio', 'link']
+  .map((r) => `[role=${r}]`)
+  .join(',');
+
 /** An svg's <title>, or the <title> of the symbol a <use> child points at. */
 function svgTitle(svg: Element): string {
   const own = svg.querySelector(':scope > title');
@@ -1087,7 +1091,8 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
     ctx.outside++;
     return;
   }
-  if (tag === 'svg') {
+  // An svg is a picture (a leaf), unless it is or holds a widget (an SVG slider): then it is walked.
+  if (tag === 'svg' && !(el.matches(SVG_WIDGETS) || el.querySelector(SVG_WIDGETS))) {
     if (!visible) return;
     const name = accName(el, 'img');
     if (name || el.getAttribute('role') === 'img') {
@@ -1112,7 +1117,8 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   let promotedFrom: HTMLInputElement | null = null;
   if (tag === 'label') promotedFrom = labelPromotionTarget(el);
 
-  const interactiveRole = INTERACTIVE_ROLES.has(role) && role !== 'option';
+  // Native <option>s belong to their <select>; ARIA options (listbox, combobox suggestions) are targets.
+  const interactiveRole = INTERACTIVE_ROLES.has(role) && (role !== 'option' || tag !== 'option');
   let promoted = false;
   if (
     !interactiveRole &&

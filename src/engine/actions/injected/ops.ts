@@ -53,7 +53,7 @@ export function focusElement(el: Element, caret?: 'end' | 'all'): boolean {
 export function selectOptions(
   el: Element,
   spec: SelectSpec,
-): { ok: true; selected: string[]; values: string[] } | { ok: false; missing: string[] } {
+): { ok: true; selected: string[]; values: string[] } | { ok: false; missing: string[]; ambiguous?: true } {
   const select = el as HTMLSelectElement;
   const options = [...select.options];
   const picked = new Set<HTMLOptionElement>();
@@ -65,8 +65,10 @@ export function selectOptions(
   }
   for (const l of spec.labels ?? []) {
     const want = l.replace(/\s+/g, ' ').trim();
-    const o = options.find((x) => (x.label || x.text).replace(/\s+/g, ' ').trim() === want);
-    if (o) picked.add(o);
+    const same = options.filter((x) => (x.label || x.text).replace(/\s+/g, ' ').trim() === want);
+    // A label two options share names neither: never guess (pick by index instead).
+    if (same.length === 1) picked.add(same[0]!);
+    else if (same.length > 1) missing.push(`label ${JSON.stringify(l)} (${same.length} options share it)`);
     else missing.push(`label ${JSON.stringify(l)}`);
   }
   for (const i of spec.indexes ?? []) {
@@ -74,7 +76,10 @@ export function selectOptions(
     if (o) picked.add(o);
     else missing.push(`index ${i}`);
   }
-  if (missing.length > 0) return { ok: false, missing };
+  if (missing.length > 0)
+    return missing.some((m) => m.endsWith('share it)'))
+      ? { ok: false, missing, ambiguous: true }
+      : { ok: false, missing };
   for (const o of picked)
     if (o.disabled) missing.push(`disabled option ${JSON.stringify(o.label || o.text)}`);
   if (missing.length > 0) return { ok: false, missing };
@@ -93,13 +98,23 @@ export function selectOptions(
 export function scrollElement(
   el: Element,
   a: { dx?: number; dy?: number; pages?: number; intoView?: boolean },
-): { scrollTop: number; scrollLeft: number; value: string | null } {
+): { scrollTop: number; scrollLeft: number; value: string | null; inView: boolean } {
   if (a.intoView) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   else {
     const dy = a.pages !== undefined ? a.pages * el.clientHeight * 0.9 : (a.dy ?? 0);
     el.scrollBy({ left: a.dx ?? 0, top: dy, behavior: 'instant' });
   }
-  return { scrollTop: el.scrollTop, scrollLeft: el.scrollLeft, value: liveValue(el) };
+  return { scrollTop: el.scrollTop, scrollLeft: el.scrollLeft, value: liveValue(el), inView: inViewport(el) };
+}
+
+/** Some box of the element lies inside the viewport (at least one CSS pixel each way). */
+function inViewport(el: Element): boolean {
+  const vw = document.documentElement.clientWidth || innerWidth;
+  const vh = document.documentElement.clientHeight || innerHeight;
+  return [...el.getClientRects()].some(
+    (r) =>
+      Math.min(r.right, vw) - Math.max(r.left, 0) >= 1 && Math.min(r.bottom, vh) - Math.max(r.top, 0) >= 1,
+  );
 }
 
 /** Untrusted clicks from script, for callers who ask for them (reference: the HTTP API's `js` mode). */

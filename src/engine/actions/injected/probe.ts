@@ -204,6 +204,30 @@ function composedContains(ancestor: Element, node: Node): boolean {
   return false;
 }
 
+/** Fractions of the visible box sampled for a point that hits the target, nearest the centre first. */
+const SAMPLE_FRACTIONS = [0.5, 0.3, 0.7, 0.1, 0.9];
+
+/** A point inside the visible part of `rect` where hit testing reaches the target, or null when none does. */
+function uncoveredPoint(target: Element, original: Element, rect: DOMRect): Point | null {
+  const vw = document.documentElement.clientWidth || innerWidth;
+  const vh = document.documentElement.clientHeight || innerHeight;
+  const left = Math.max(rect.left, 0);
+  const top = Math.max(rect.top, 0);
+  const width = Math.min(rect.right, vw) - left;
+  const height = Math.min(rect.bottom, vh) - top;
+  const points: Point[] = [];
+  for (const fx of SAMPLE_FRACTIONS)
+    for (const fy of SAMPLE_FRACTIONS) points.push({ x: left + width * fx, y: top + height * fy });
+  const cx = left + width / 2;
+  const cy = top + height / 2;
+  points.sort((a, b) => Math.hypot(a.x - cx, a.y - cy) - Math.hypot(b.x - cx, b.y - cy));
+  for (const p of points) {
+    const hit = deepElementFromPoint(p.x, p.y);
+    if (hit && hitsTarget(target, original, hit)) return p;
+  }
+  return null;
+}
+
 /** A click on a label activates its control: hitting the label of the target counts as a hit. */
 function hitsTarget(target: Element, original: Element, hit: Element): boolean {
   if (composedContains(target, hit) || composedContains(original, hit)) return true;
@@ -349,11 +373,15 @@ export async function guard(
   ) {
     return { ok: false, reason: 'unstable', message: 'the element is moving (animation or layout shift)' };
   }
-  const { point, rect } = again;
+  const { rect } = again;
+  let { point } = again;
   const box: [number, number, number, number] = [rect.x, rect.y, rect.width, rect.height];
   if (kind === 'focus' || kind === 'scroll') return { ok: true, point, box, scrolled };
   const hit = deepElementFromPoint(point.x, point.y);
-  if (hit && !hitsTarget(target, original, hit)) {
+  // A partly covered target is hit where it shows (as a person would click it); fully covered, refused.
+  const uncovered = hit && !hitsTarget(target, original, hit) ? uncoveredPoint(target, original, rect) : null;
+  if (uncovered) point = uncovered;
+  else if (hit && !hitsTarget(target, original, hit)) {
     const cover = describeCover(hit);
     return {
       ok: false,
