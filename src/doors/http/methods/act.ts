@@ -1,5 +1,5 @@
-import type { Receipt, Target } from '../../../engine/actions/types.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Receipt, Target } from '../../../engine/actions/types.js';
 import { type OperationOptions, ops, TabwrightError } from '../../../engine/api.js';
 import type { Page } from '../../../engine/page.js';
 import type { Data } from '../envelope.js';
