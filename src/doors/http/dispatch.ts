@@ -240,9 +240,10 @@ function commandCall(rawId: unknown, state: DoorState): Call {
       const waitStarted = Date.now();
       if (!(await task.lock.acquire(state.serializeWaitMs))) {
         throw new CommandFailure(
-          `${method} 失败：[ACTION_TIMEOUT] 这个 id 的上一条命令还在执行，已等待 ${state.serializeWaitMs} ms：本条命令没有执行，稍后重发即可（同一个 id 的命令请一条一条发）`,
+          `${method} 失败：[COMMAND_TIMEOUT] 这个 id 的上一条命令还在执行，已等待 ${state.serializeWaitMs} ms：本条命令没有开始执行，重发是安全的（同一个 id 的命令请一条一条发）`,
           {
-            errorCode: 'ACTION_TIMEOUT',
+            errorCode: 'COMMAND_TIMEOUT',
+            note: '本条命令排队超时、没有开始执行，重发是安全的',
             serialized: true,
             started: false,
             retryable: true,

@@ -16,6 +16,7 @@ export type WireErrorCode =
   | 'ACTION_UNCERTAIN'
   | 'EVAL_TIMEOUT'
   | 'COMMAND_TIMEOUT'
+  | 'INVALID_ARGUMENT'
   | 'ELEMENT_NOT_FOUND'
   /** Several equally good visible elements match; the caller must name one (this door's own code). */
   | 'ELEMENT_AMBIGUOUS'
@@ -278,6 +279,8 @@ export function mapEngineError(method: string, err: unknown): CommandFailure {
     typeof e.details.field === 'string'
   ) {
     data.invalidArgument = true;
+    data.errorCode = 'INVALID_ARGUMENT';
+    data.started = false;
     data.field = e.details.field;
   }
   return new CommandFailure(`${method} 失败：[${m.code}] ${reason}`, data);

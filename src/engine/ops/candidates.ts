@@ -43,3 +43,35 @@ export const pick = defineOp({
     return pickElement(page, frame, { selector: i.selector, text: i.text, exact: i.exact }, d);
   },
 });
+
+const FOCUSED_SOURCE = `
+let a = document.activeElement;
+while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+if (!a || a === document.body || a === document.documentElement) return null;
+const tag = a.tagName.toLowerCase();
+const type = (a.getAttribute('type') || '').toLowerCase();
+const editable = a.isContentEditable || tag === 'textarea' ||
+  (tag === 'input' && !['checkbox','radio','button','submit','reset','file','image','range','color','hidden'].includes(type));
+const name = (a.getAttribute('aria-label') || a.getAttribute('name') || a.id || '').slice(0, 80);
+return { tag, type: type || undefined, editable, name: name || undefined };
+`;
+const focusedFunction = new Function(FOCUSED_SOURCE) as () => {
+  tag: string;
+  type?: string;
+  editable: boolean;
+  name?: string;
+} | null;
+
+export const focused = defineOp({
+  name: 'page.focused',
+  scope: 'page',
+  effect: 'read',
+  summary:
+    'The element that has keyboard focus in the main document (tag, type, whether it takes text, its name), or null when the page itself has it.',
+  input: z.object({}).strict(),
+  run: async (page, _i, opts) => {
+    const frame = page.backend.frames()[0];
+    if (!frame) return null;
+    return frame.evaluate(focusedFunction, undefined, Math.max(1, Deadline.from(opts).remaining()));
+  },
+});
