@@ -47,6 +47,8 @@ export interface Picked {
   outer_html: string;
   /** Text only: exact or contains. */
   text_match?: 'exact' | 'contains';
+  /** The chosen element runs a CSS animation or transition now (it may be moving). */
+  animated: boolean;
   candidates: PickCandidate[];
 }
 
@@ -58,6 +60,7 @@ interface PageAnswer {
   tie: boolean;
   reason: string;
   outerHtml: string;
+  animated: boolean;
 }
 
 /* The page function, as source text: page code must not depend on helpers a bundler injects. */
@@ -131,10 +134,12 @@ if (best) {
   else if (isText && best.clickable && candidates.filter((c) => c.visible && c.clickable && c.exact === best.exact).length === 1) reason = 'clickable';
   else reason = 'receives_pointer';
 }
+const animated = !!best && typeof best.el.getAnimations === 'function' &&
+  best.el.getAnimations().some((a) => a.playState === 'running');
 const outerHtml = best ? (best.el.matches('input[type=password]') ? '<input type="password">' : best.el.outerHTML.slice(0, 300)) : '';
 return {
   candidates: candidates.map(({ el, ...c }, i) => ({ ...c, identity: i === chosen ? tw.call({ op: 'idOf' }, el) : undefined })),
-  chosen, tie, reason, outerHtml,
+  chosen, tie, reason, outerHtml, animated,
 };
 `;
 
@@ -204,6 +209,7 @@ export async function pickElement(
     tag: chosen.tag,
     text: chosen.text,
     outer_html: a.outerHtml,
+    animated: a.animated,
     ...(spec.text !== undefined
       ? { text_match: chosen.exact ? ('exact' as const) : ('contains' as const) }
       : {}),

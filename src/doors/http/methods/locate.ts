@@ -79,7 +79,16 @@ function choiceData(picked: Picked): Data {
     tag: picked.tag,
     text: picked.text,
     outerHtml: picked.outer_html,
+    animated: picked.animated || undefined,
   };
+}
+
+/**
+ * The mode a receipt reports: an animated element is clicked with the real mouse where it is at
+ * that moment (upstream's auto → mouse), whether or not it happened to hold still for the guard.
+ */
+function modeFor(requested: string | undefined, choice: Data): string | undefined {
+  return choice.animated && (requested === undefined || requested === 'auto') ? 'mouse' : requested;
 }
 
 /** idx/sel parameters: an index from the last snapshot, or a CSS selector (main document). */
@@ -114,7 +123,8 @@ const clickBySelector = method({
     const { target, choice } = await chosenSelector(ctx, p);
     const a = await click(ctx, target, clickFields(p.mode), p.timeoutMs);
     const switched = await followNewTab(ctx, a);
-    return { ...receiptData(a, { tag: choice.tag, text: choice.text }, p.mode), ...choice, ...switched };
+    const mode = modeFor(p.mode, choice);
+    return { ...receiptData(a, { tag: choice.tag, text: choice.text }, mode), ...choice, ...switched };
   },
 });
 
@@ -176,7 +186,7 @@ const clickByText = method({
     const choice = choiceData(picked);
     const chosen = picked.candidates[picked.chosen_index];
     return {
-      ...receiptData(a, { tag: picked.tag, text: picked.text }, p.mode),
+      ...receiptData(a, { tag: picked.tag, text: picked.text }, modeFor(p.mode, choice)),
       ...choice,
       textMatch: picked.text_match,
       textLength: picked.text.length,

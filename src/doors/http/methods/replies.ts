@@ -75,6 +75,7 @@ export const CHOICE_REPLY: ReplyFields = {
   hiddenMatchNote: '有不可见的匹配时的说明',
   explicitNth: '是否由 nth 指定',
   tag: '选中元素的标签',
+  animated: '选中的元素正在播放动画（点击用真实鼠标点它当时的位置，mode 为 mouse）',
   text: '选中元素的文字',
   outerHtml: '选中元素的 HTML（前 300 个字符）',
 };
