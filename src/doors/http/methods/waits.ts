@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ops, TabwrightError } from '../../../engine/api.js';
 import type { WaitConditions } from '../../../engine/waits.js';
 import { CommandFailure, type Data, invalidArgument } from '../envelope.js';
-import { fail, type HttpMethod, type MethodContext, method, pageOf } from './common.js';
+import { type HttpMethod, type MethodContext, method, pageOf } from './common.js';
 import { WAITED_REPLY } from './replies.js';
 import { frameIdFor, frameParam } from './target.js';
 
