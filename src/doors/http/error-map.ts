@@ -184,6 +184,12 @@ function doorReason(e: TabwrightError, m: Mapped): string | undefined {
         return undefined;
     }
   }
+  if (e.code === 'not_ready' && d.reason === 'network_error') {
+    const net = typeof d.net_error === 'string' ? d.net_error : 'ERR_FAILED';
+    return /ERR_ABORTED/.test(net)
+      ? `打开页面被取消（${net}）：页面自己取消了这次导航（例如链接其实是下载，或又跳去了别处）；用 get_url 看现在的页面`
+      : `网络错误（${net}）：浏览器显示的是网络错误页，页面根本没有内容，不是「元素在、只是暂时不可点」；请检查地址、网络或代理后重试`;
+  }
   if (e.code === 'element_not_actionable') {
     const literal = REASONS[m.code];
     switch (d.reason) {
