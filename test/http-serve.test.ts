@@ -314,7 +314,10 @@ test('network failures map to NETWORK_ERROR with netError', async () => {
   assert.equal(r.json.data.netError, 'ERR_CONNECTION_REFUSED');
   assert.equal(r.json.data.retryable, true);
   assert.equal(r.json.data.retryAfterMs, 5000);
-  assert.match(r.json.msg, /^go_to_url 失败：\[NETWORK_ERROR\] 网络错误（ERR_CONNECTION_REFUSED）：浏览器显示的是网络错误页/);
+  assert.match(
+    r.json.msg,
+    /^go_to_url 失败：\[NETWORK_ERROR\] 网络错误（ERR_CONNECTION_REFUSED）：浏览器显示的是网络错误页/,
+  );
   await ok(id, 'close');
 });
 
