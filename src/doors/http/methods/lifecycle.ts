@@ -17,7 +17,7 @@ const start = method({
     reply: {
       id: '任务 id（之后每条命令都要带）',
       browser:
-        '浏览器：type, engine, mode, label, version, headless, profile, userProfile, profileSeenBefore',
+        '浏览器：type, chrome, engine, mode, label, version, headless, profile, profileDir, userProfile, profileSeenBefore, userDataDir, profileDirectory, profileNote',
       requestedBrowser: '回显的 browser',
       effectiveBrowser: '实际使用的浏览器（chromium / chrome / edge / firefox）',
       engineHonored: '实际浏览器是否就是请求的那个（没传或 auto 时为 true）',
@@ -109,12 +109,15 @@ const start = method({
         id,
         browser: {
           type: effective,
+          // Upstream's flag: whether Google Chrome (not Chromium) runs this task.
+          chrome: effective === 'chrome',
           engine: info.browser_family,
           mode: 'managed',
           label: info.browser_label,
           version: info.browser_version,
           headless,
           profile,
+          profileDir: profile === null ? undefined : profileDir(ctx.engine.home, profile),
           userProfile: profile !== null,
           profileSeenBefore,
           userDataDir: p.userDataDir,
