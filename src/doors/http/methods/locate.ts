@@ -91,14 +91,24 @@ function modeFor(requested: string | undefined, choice: Data): string | undefine
   return choice.animated && (requested === undefined || requested === 'auto') ? 'mouse' : requested;
 }
 
-/** idx/sel parameters: an index from the last snapshot, or a CSS selector (main document). */
-export function idxOrSel(
+/** The element an action's selector means (page.pick: visible first …), as a ref, and the choice fields. */
+export async function pickedSelector(
+  ctx: MethodContext,
+  selector: string,
+): Promise<{ target: Target; choice: Data }> {
+  const picked = await ops.pick.call(pageOf(ctx), { selector }, { timeoutMs: READ_TIMEOUT_MS });
+  return { target: { element_ref: picked.element_ref }, choice: choiceData(picked) };
+}
+
+/** idx/sel parameters of an action: an index from the last snapshot, or a CSS selector (main document, picked). */
+export async function idxOrSel(
   ctx: MethodContext,
   p: { index?: number; selector?: string },
-): { target: Target; desc: string } {
+): Promise<{ target: Target; desc: string; choice?: Data }> {
   if (p.index !== undefined)
     return { target: { element_ref: indexTarget(ctx, p.index).ref }, desc: `index=${p.index}` };
-  if (p.selector !== undefined) return { target: { selector: p.selector }, desc: `selector=${p.selector}` };
+  if (p.selector !== undefined)
+    return { ...(await pickedSelector(ctx, p.selector)), desc: `selector=${p.selector}` };
   throw invalidArgument(`${ctx.method} 失败：缺少参数 index`, { field: 'index' });
 }
 
@@ -263,7 +273,7 @@ const idxSel = { index: indexSchema.optional(), selector: z.string().min(1).opti
 const clearText = method({
   name: 'clear_text',
   summary: '清空输入框（index 或 selector）',
-  ops: [ops.fill],
+  ops: [ops.fill, ops.pick],
   meta: {
     task: 'existing',
     evidence: true,
@@ -271,7 +281,7 @@ const clearText = method({
   },
   params: z.object({ ...idxSel, timeoutMs: timeoutMsSchema }),
   async run(ctx, p) {
-    const { target } = idxOrSel(ctx, p);
+    const { target } = await idxOrSel(ctx, p);
     const a = await act(ctx, 'other', p.timeoutMs, (page, w, o) =>
       ops.fill.call(page, { target, value: '', ...w }, o),
     );
@@ -283,7 +293,7 @@ const clearText = method({
 const hoverAndClick = method({
   name: 'hover_and_click',
   summary: '先悬停再立即点击同一个元素（悬停菜单），返回点击回执',
-  ops: [ops.hover, ops.click],
+  ops: [ops.hover, ops.click, ops.pick],
   meta: {
     task: 'existing',
     evidence: true,
@@ -296,7 +306,7 @@ const hoverAndClick = method({
     mode: clickMode,
   }),
   async run(ctx, p) {
-    const { target, desc } = idxOrSel(ctx, p);
+    const { target, desc } = await idxOrSel(ctx, p);
     const hovered = await act(ctx, 'other', undefined, (page, w, o) =>
       ops.hover.call(page, { target, ...w }, o),
     );
