@@ -199,7 +199,7 @@ test('extraction: execute_js forms and vars, script errors, markdown, find_text,
   const err = await h.fails(id, 'execute_js', { body: 'null.x' });
   assert.match(err.json.msg, /^execute_js 失败：执行 JavaScript 失败：TypeError: /);
   const nobody = await h.fails(id, 'execute_js', {});
-  assert.equal(nobody.json.msg, '缺少参数 body');
+  assert.equal(nobody.json.msg, 'execute_js 失败：缺少参数 body');
   const slow = await h.fails(id, 'execute_js', { body: 'new Promise(() => {})', timeoutMs: 500 });
   assert.equal(slow.json.data.errorCode, 'EVAL_TIMEOUT');
   assert.equal(slow.json.data.outcomeUnknown, true);

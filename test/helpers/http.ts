@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { after } from 'node:test';
 import { startServer } from '../../src/cli/serve.js';
 import type { HttpServer, HttpServerOptions } from '../../src/doors/http/server.js';
-import type { Engine } from '../../src/index.js';
+import type { Engine, EngineSettings } from '../../src/index.js';
 import { newEngine, tempHome } from './engine.js';
 import { type FixtureServer, startFixtureServer } from './fixture-server.js';
 
@@ -35,9 +35,12 @@ export interface DoorHarness {
   close(): Promise<void>;
 }
 
-export async function doorHarness(opts: HttpServerOptions = {}): Promise<DoorHarness> {
+export async function doorHarness(
+  opts: HttpServerOptions = {},
+  engineSettings: EngineSettings = {},
+): Promise<DoorHarness> {
   const h = tempHome();
-  const engine = newEngine(h.dir);
+  const engine = newEngine(h.dir, engineSettings);
   const server = await startServer(engine, { port: 0, ...opts });
   const fixtures = await startFixtureServer();
   const post: DoorHarness['post'] = async (body, o = {}) => {

@@ -85,24 +85,34 @@ interface Envelope {
   diagnostics?: unknown;
 }
 
+/**
+ * A request that is not a command envelope at all (no body, not JSON, no method). Upstream's
+ * handler answers these with HTTP 200 and a failed envelope (only parameter errors of a method
+ * are 400), so a client that treats non-2xx as a transport error still reads the message.
+ */
+export function envelopeFailure(msg: string): CommandFailure {
+  return new CommandFailure(msg, { errorCode: 'INVALID_ARGUMENT', started: false, retryable: false });
+}
+
 function parseBody(raw: string | undefined): Envelope {
-  if (raw === undefined || raw.trim() === '') throw invalidArgument('请求体不是合法 JSON：请求体为空');
+  if (raw === undefined || raw.trim() === '')
+    throw envelopeFailure('请求体不能为空，需要 {"id":123,"method":"start","params":{}}');
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch (err) {
-    throw invalidArgument(`请求体不是合法 JSON：${err instanceof Error ? err.message : String(err)}`);
+    throw envelopeFailure(`请求体不是合法 JSON：${err instanceof Error ? err.message : String(err)}`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw invalidArgument(
-      '请求体不是合法 JSON：顶层必须是对象，形如 {"id":"1001","method":"get_url","params":{}}',
+    throw envelopeFailure(
+      '请求体不是合法 JSON 对象：顶层必须是对象，形如 {"id":"1001","method":"get_url","params":{}}',
     );
   }
   return parsed as Envelope;
 }
 
 function requireMethod(m: unknown): string {
-  if (m === undefined || m === null || m === '') throw invalidArgument('缺少参数 method');
+  if (m === undefined || m === null || m === '') throw envelopeFailure('缺少参数 method');
   if (typeof m !== 'string') throw invalidArgument('参数 method 无效：必须是字符串', { field: 'method' });
   return m.trim();
 }
@@ -240,9 +250,10 @@ function commandCall(rawId: unknown, state: DoorState): Call {
       const waitStarted = Date.now();
       if (!(await task.lock.acquire(state.serializeWaitMs))) {
         throw new CommandFailure(
-          `${method} 失败：[ACTION_TIMEOUT] 这个 id 的上一条命令还在执行，已等待 ${state.serializeWaitMs} ms：本条命令没有执行，稍后重发即可（同一个 id 的命令请一条一条发）`,
+          `${method} 失败：[COMMAND_TIMEOUT] 这个 id 的上一条命令还在执行，已等待 ${state.serializeWaitMs} ms：本条命令没有开始执行，重发是安全的（同一个 id 的命令请一条一条发）`,
           {
-            errorCode: 'ACTION_TIMEOUT',
+            errorCode: 'COMMAND_TIMEOUT',
+            note: '本条命令排队超时、没有开始执行，重发是安全的',
             serialized: true,
             started: false,
             retryable: true,

@@ -33,7 +33,9 @@ export function invalidArgument(msg: string, extra: Data = {}): CommandFailure {
   return new CommandFailure(msg, {
     ...extra,
     invalidArgument: true,
-    errorCode: 'ACTION_FAILED',
+    errorCode: 'INVALID_ARGUMENT',
+    // Refused before anything ran: fixing the parameter and resending is safe.
+    started: false,
     retryable: false,
   });
 }

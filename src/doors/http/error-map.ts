@@ -16,7 +16,10 @@ export type WireErrorCode =
   | 'ACTION_UNCERTAIN'
   | 'EVAL_TIMEOUT'
   | 'COMMAND_TIMEOUT'
+  | 'INVALID_ARGUMENT'
   | 'ELEMENT_NOT_FOUND'
+  /** Several equally good visible elements match; the caller must name one (this door's own code). */
+  | 'ELEMENT_AMBIGUOUS'
   | 'PAGE_NAVIGATING'
   | 'NETWORK_ERROR';
 
@@ -86,7 +89,7 @@ function mapCode(err: TabwrightError): Mapped {
       // A ref whose element is gone (index from an old snapshot): re-read the page, never another element.
       if (d.reason === 'stale_ref') return { code: 'STALE_ELEMENT', retryable: true, extra: { stale: true } };
       return {
-        code: 'ELEMENT_NOT_FOUND',
+        code: d.reason === 'ambiguous' ? 'ELEMENT_AMBIGUOUS' : 'ELEMENT_NOT_FOUND',
         retryable: false,
         extra: {
           matchCount: typeof d.match_count === 'number' ? d.match_count : undefined,
@@ -99,6 +102,8 @@ function mapCode(err: TabwrightError): Mapped {
       const extra: Data = {};
       if (d.covered_by && typeof d.covered_by === 'object') extra.coveredBy = d.covered_by;
       if (reason) extra.reason = reason;
+      // Motion ends: the same click a moment later can succeed.
+      if (reason === 'unstable') return { code: wire, retryable: true, extra: { ...extra, moving: true } };
       return { code: wire, retryable: wire in RETRY_AFTER_MS, extra };
     }
     case 'navigation_timeout':
@@ -150,6 +155,79 @@ const REASONS: Partial<Record<WireErrorCode, string>> = {
   ACTION_TIMEOUT: '等待元素可操作超时；不能据此确定元素不存在或快照过期',
 };
 
+/** What the failed element target was, as the engine's message names it (`selector ".x"`, `text "Save"`). */
+function targetWords(message: string): string {
+  const m = /\b(selector|text|role) ("(?:[^"\\]|\\.)*")/.exec(message);
+  if (!m) return '';
+  return `${m[1] === 'selector' ? '选择器' : m[1] === 'text' ? '文字' : '角色'} ${m[2]} `;
+}
+
+/**
+ * The door's own sentence for the engine failures agents meet most, in this door's words (its
+ * method and parameter names, Chinese); the engine's English text goes to `data.engineMessage`.
+ */
+function doorReason(e: TabwrightError, m: Mapped): string | undefined {
+  const d = e.details;
+  const n = typeof d.match_count === 'number' ? d.match_count : 0;
+  if (e.code === 'element_not_found') {
+    const t = targetWords(e.message);
+    switch (d.reason) {
+      case 'stale_ref':
+        return `${REASONS.STALE_ELEMENT}：这个 index 对应的元素已被移除或页面已换，请调用 get_browser_state 取新的 index 再操作`;
+      case 'no_match':
+        return `没有元素匹配${t}（0 个）：请修改选择器或文字，可先用 get_element_count 核对数量；或调用 get_browser_state 后按 index 操作`;
+      case 'ambiguous':
+        return `${t}匹配到 ${n} 个同样合适的可见元素，无法确定要操作哪一个：请传 nth（从 0 开始）、写更精确的选择器，或调用 get_browser_state 后按 index 操作（候选见 data.candidates）`;
+      case 'nth_out_of_range':
+        return `${t}匹配到 ${n} 个元素，没有第 ${String(d.nth)} 个：nth 从 0 开始，要小于 ${n}`;
+      default:
+        return undefined;
+    }
+  }
+  if (e.code === 'not_ready' && d.reason === 'network_error') {
+    const net = typeof d.net_error === 'string' ? d.net_error : 'ERR_FAILED';
+    return /ERR_ABORTED/.test(net)
+      ? `打开页面被取消（${net}）：页面自己取消了这次导航（例如链接其实是下载，或又跳去了别处）；用 get_url 看现在的页面`
+      : `网络错误（${net}）：浏览器显示的是网络错误页，页面根本没有内容，不是「元素在、只是暂时不可点」；请检查地址、网络或代理后重试`;
+  }
+  if (e.code === 'element_not_actionable') {
+    const literal = REASONS[m.code];
+    switch (d.reason) {
+      case 'unstable':
+        return '元素一直在动（动画或布局变化），在等待时间内没有停下：稍后重试，或加大 timeoutMs';
+      case 'hidden':
+      case 'not_visible':
+        return `${literal}：等它出现（wait_for_element）或调用 get_browser_state 重新查看页面`;
+      case 'obscured':
+      case 'covered': {
+        const c = d.covered_by as { tag?: string; name?: string } | undefined;
+        const by = c?.tag ? `被 <${c.tag}>${c.name ? ` "${c.name}"` : ''} 挡住` : '被别的元素挡住';
+        return `${literal}：${by}；先关掉遮挡物（get_modals / close_modal）或滚动页面，不要强行点击`;
+      }
+      case 'disabled':
+        return `${literal}：等页面启用它（wait_for_function）或先完成前面的步骤`;
+      default:
+        return literal;
+    }
+  }
+  return undefined;
+}
+
+/** Other doors' names in engine advice, and this door's words for them (fallback for untranslated texts). */
+const DOOR_WORDS: [RegExp, string][] = [
+  [/\bnetwork\.list\b/g, 'get_requests'],
+  [/\bpage\.wait\b/g, 'wait_for_element / wait_for_function'],
+  [/\bdetails\.conditions\b/g, 'data.conditions'],
+  [/\ban element_ref\b/g, 'an index'],
+  [/\belement_refs?\b/g, 'index'],
+  [/\btimeout_ms\b/g, 'timeoutMs'],
+  [/\b[Tt]ake (?:a new|a|another) snapshot\b/g, 'call get_browser_state'],
+];
+
+export function inDoorWords(text: string): string {
+  return DOOR_WORDS.reduce((t, [re, w]) => t.replace(re, w), text);
+}
+
 /** Extra sentence appended to engine messages whose advice is phrased in engine terms. */
 const DOOR_HINTS: Partial<Record<ErrorCode, string>> = {
   browser_not_running: '（HTTP 接口：请对这个 id 调用 close，再 start）',
@@ -191,18 +269,14 @@ export function mapEngineError(method: string, err: unknown): CommandFailure {
   if (err instanceof CommandFailure) return err;
   const e = err instanceof TabwrightError ? err : toError(err);
   const m = mapCode(e);
-  const literal =
-    e.code === 'element_not_actionable' || (e.code === 'element_not_found' && m.code === 'STALE_ELEMENT')
-      ? REASONS[m.code]
-      : undefined;
-  const reason = literal
-    ? `${literal}（${e.message}）`
-    : (securityReason(e) ?? `${e.message}${DOOR_HINTS[e.code] ?? ''}`);
+  const own = doorReason(e, m);
+  const reason = own ?? securityReason(e) ?? `${inDoorWords(e.message)}${DOOR_HINTS[e.code] ?? ''}`;
   const data: Data = {
     errorCode: m.code,
     retryable: m.retryable,
     retryAfterMs: m.retryable ? (RETRY_AFTER_MS[m.code] ?? 1000) : undefined,
     engineError: e.code,
+    engineMessage: own ? e.message : undefined,
     ...m.extra,
   };
   if (e.code === 'permission_denied' && typeof e.details.reason === 'string') data.reason = e.details.reason;
@@ -211,6 +285,8 @@ export function mapEngineError(method: string, err: unknown): CommandFailure {
     typeof e.details.field === 'string'
   ) {
     data.invalidArgument = true;
+    data.errorCode = 'INVALID_ARGUMENT';
+    data.started = false;
     data.field = e.details.field;
   }
   return new CommandFailure(`${method} 失败：[${m.code}] ${reason}`, data);

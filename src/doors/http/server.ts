@@ -6,7 +6,7 @@ import { log, OriginPolicy, ops } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
 import type { MountedRoutes } from '../kit/index.js';
 import { registerDashboard } from './dashboard/index.js';
-import { type DoorState, dispatch, SERIALIZE_WAIT_MS } from './dispatch.js';
+import { type DoorState, dispatch, envelopeFailure, SERIALIZE_WAIT_MS } from './dispatch.js';
 import { CommandFailure, failure, invalidArgument, type Reply } from './envelope.js';
 import { type FilesOptions, resolveFilesConfig } from './files-config.js';
 import { HTTP_TABLE } from './methods.js';
@@ -156,16 +156,14 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
 
   app.get('/playwright/command', async (_req, res) => {
     res.header('allow', 'POST');
+    // Upstream's handler answers a non-POST with HTTP 200 and a failed envelope.
     return send(
       res,
-      withStatus(
-        failure(
-          invalidArgument(
-            '只支持 POST：请用 POST /playwright/command 发送 JSON 请求体 {"id","method","params"}，参数不走查询字符串',
-          ),
-          state,
+      failure(
+        envelopeFailure(
+          '浏览器控制接口只支持 POST：请把 {"id","method","params"} 放在 JSON 请求体里发到 POST /playwright/command，参数不走查询字符串',
         ),
-        405,
+        state,
       ),
     );
   });

@@ -8,6 +8,7 @@ import { ActOptions } from '../schemas.js';
 import { findInText } from '../semantics/find-text.js';
 import { FIELD_ATTRIBUTES, formFields } from '../semantics/forms.js';
 import { renderMarkdown } from '../semantics/markdown.js';
+import { modalLayers } from '../semantics/modal-layers.js';
 import { findModals, type Modal, pickModalButton } from '../semantics/modals.js';
 import { tableFigures, tablesOf } from '../semantics/tables.js';
 import { defineOp } from './define.js';
@@ -43,8 +44,10 @@ async function documentModel(
   return snap.model;
 }
 
+/** Modals by role (the page model, iframes included), then modal layers without a role (main frame). */
 async function scanModals(page: Page, opts: OperationOptions): Promise<Modal[]> {
-  return findModals((await page.snapshot({ include_frames: true }, opts)).model);
+  const byRole = findModals((await page.snapshot({ include_frames: true }, opts)).model);
+  return [...byRole, ...(await modalLayers(page, Deadline.from(opts)))];
 }
 
 export const modals = defineOp({
@@ -52,7 +55,7 @@ export const modals = defineOp({
   scope: 'page',
   effect: 'read',
   summary:
-    'DOM modals (role dialog / alertdialog, iframes included) with their title, text, buttons, and which one blocks the page.',
+    'DOM modals (role dialog / alertdialog, iframes included; layers without a role: aria-modal, modal-like classes, a fixed layer covering most of the viewport) with their title, text, buttons, and which one blocks the page.',
   input: z.object({}).strict(),
   run: (page, _i, opts) => scanModals(page, opts),
 });
@@ -86,6 +89,31 @@ export const closeModal = defineOp({
     const { modal, button } = pickModalButton(before, i);
     if (!modal)
       return { closed: false, count_before: before.length, count_after: before.length, modal: null };
+    if (!button?.element_ref && i.button === undefined) {
+      // No closing button: Escape, then a click on the mask around the content (as a person would).
+      const w = { observe_ms: i.observe_ms, observe_min_ms: i.observe_min_ms };
+      let receipt: Receipt = await page.act(
+        undefined,
+        { action: 'press', key: 'Escape' },
+        { ...left(), ...w },
+      );
+      let after = await scanModals(page, left());
+      let closedBy: 'escape' | 'mask' = 'escape';
+      if (after.length >= before.length && modal.mask_point) {
+        receipt = await page.act(modal.mask_point, { action: 'click' }, { ...left(), ...w });
+        after = await scanModals(page, left());
+        closedBy = 'mask';
+      }
+      return {
+        closed: after.length < before.length,
+        count_before: before.length,
+        count_after: after.length,
+        modal,
+        clicked: closedBy === 'mask' ? '(mask)' : '(Escape)',
+        closed_by: closedBy,
+        receipt,
+      };
+    }
     if (!button?.element_ref) {
       throw new TabwrightError(
         'element_not_found',
@@ -111,6 +139,7 @@ export const closeModal = defineOp({
       count_after: after.length,
       modal,
       clicked: button.name,
+      closed_by: 'button' as const,
       receipt,
     };
   },

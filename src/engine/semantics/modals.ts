@@ -35,6 +35,10 @@ export interface Modal {
   frame?: string;
   /** Its element ref, when the modal element has one. */
   element_ref?: string;
+  /** How it was recognised: its role (default), or as a layer (modal-layers.ts). */
+  matched_by?: 'role' | 'aria-modal' | 'class' | 'geometry';
+  /** Layers: a point on the mask around the content (closing by the mask). */
+  mask_point?: { x: number; y: number };
 }
 
 function modalText(n: SnapshotNode): string {
@@ -96,6 +100,7 @@ export function pickModalButton(
   const button = want.button
     ? (modal.buttons.find((b) => b.name.trim() === want.button) ??
       modal.buttons.find((b) => b.name.includes(want.button!)))
-    : modal.buttons.find((b) => isCloseLabel(b.name));
+    : (modal.buttons.find((b) => isCloseLabel(b.name)) ??
+      modal.buttons.find((b) => /close|关闭/i.test(b.name)));
   return { modal, button };
 }

@@ -1,9 +1,18 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Receipt, Target } from '../../../engine/actions/types.js';
-import { type OperationOptions, ops } from '../../../engine/api.js';
+import { type OperationOptions, ops, TabwrightError } from '../../../engine/api.js';
 import type { Page } from '../../../engine/page.js';
 import type { Data } from '../envelope.js';
 import { type Around, clickReceipt } from '../render/receipts.js';
-import { ACTION_TIMEOUT_MS, budget, type MethodContext, plainFailure, sessionOf, urlOf } from './common.js';
+import {
+  ACTION_TIMEOUT_MS,
+  budget,
+  type MethodContext,
+  plainFailure,
+  READ_TIMEOUT_MS,
+  sessionOf,
+  urlOf,
+} from './common.js';
 
 /** The reference's observation window (§10.1 observationWindowMs). */
 export const OBSERVE_MS = 500;
@@ -60,6 +69,8 @@ export interface Acted {
   receipt: Receipt;
   before: Around;
   after: Around;
+  /** The element kept moving: it was clicked with the real mouse where it was (see `click`). */
+  movingFallback?: { waitedMs: number; point: { x: number; y: number } };
 }
 
 /** The observation every action of this door asks for (the operations' observe fields). */
@@ -93,7 +104,15 @@ export async function act(
 
 /** A click receipt (§10.1), with `hit` describing the element the index/selector resolved to. */
 export function receiptData(a: Acted, hit?: Data, requestedMode?: string): Data {
-  return clickReceipt(a.receipt, a.before, a.after, hit, requestedMode);
+  const data = clickReceipt(a.receipt, a.before, a.after, hit, requestedMode);
+  if (!a.movingFallback) return data;
+  const { waitedMs, point } = a.movingFallback;
+  return {
+    ...data,
+    mode: 'mouse',
+    fallback: 'moving',
+    movingNote: `元素一直在动（动画），等了 ${waitedMs} ms 也没有停下，已用真实鼠标点击它当时的中心点 (${Math.round(point.x)}, ${Math.round(point.y)})`,
+  };
 }
 
 /** Switches the task to a tab the action opened (selector / text / role clicks, reference §8.5). */
@@ -116,12 +135,48 @@ export function clickFields(
   return mode === 'js' ? { click_count: clickCount, synthetic: true } : { click_count: clickCount };
 }
 
-/** A click on one target with the door's window: the click operation. */
-export function click(
+function isMoving(err: unknown): boolean {
+  return (
+    err instanceof TabwrightError &&
+    err.code === 'element_not_actionable' &&
+    err.details.reason === 'unstable'
+  );
+}
+
+/**
+ * A click on one target with the door's window: the click operation. An element that is moving
+ * (a CSS animation, a layout shift) is waited for within half the budget; one that never stops
+ * (an infinite animation) is then clicked with the real mouse where it is at that moment, as
+ * upstream's `mode:"auto"` does (the receipt says `mode:"mouse"`, `fallback:"moving"`). Synthetic
+ * (`mode:"js"`) clicks need no position and never take this path.
+ */
+export async function click(
   ctx: MethodContext,
   target: Target,
   fields: { click_count?: number; synthetic?: true; button?: 'left' | 'right' | 'middle' },
   timeoutMs?: number,
 ): Promise<Acted> {
-  return act(ctx, 'click', timeoutMs, (page, w, o) => ops.click.call(page, { target, ...fields, ...w }, o));
+  const run = (t: Target) =>
+    act(ctx, 'click', timeoutMs, (page, w, o) => ops.click.call(page, { target: t, ...fields, ...w }, o));
+  try {
+    return await run(target);
+  } catch (err) {
+    if (!isMoving(err) || fields.synthetic || !('element_ref' in target)) throw err;
+  }
+  const started = Date.now();
+  const waitUntil = started + budget(timeoutMs, ACTION_TIMEOUT_MS) / 2;
+  while (Date.now() < waitUntil) {
+    await sleep(100);
+    try {
+      return await run(target);
+    } catch (err) {
+      if (!isMoving(err)) throw err;
+    }
+  }
+  const page = sessionOf(ctx).page();
+  const read = await ops.readOneElement.call(page, { target, kind: 'box' }, { timeoutMs: READ_TIMEOUT_MS });
+  const box = read.value as { x: number; y: number; width: number; height: number };
+  const point = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  const a = await run(point);
+  return { ...a, movingFallback: { waitedMs: Date.now() - started, point } };
 }

@@ -112,7 +112,8 @@ const executeJs = method({
         });
       });
     }
-    if (body === undefined || body.trim() === '') throw invalidArgument('缺少参数 body', { field: 'body' });
+    if (body === undefined || body.trim() === '')
+      throw invalidArgument('execute_js 失败：缺少参数 body', { field: 'body' });
     if (body.length > BODY_LIMIT) {
       throw invalidArgument(`execute_js 失败：参数 body 无效：脚本超过 ${BODY_LIMIT} 个字符，请用 bodyFile`, {
         field: 'body',

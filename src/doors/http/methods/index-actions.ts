@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Target } from '../../../engine/actions/types.js';
 import { ops } from '../../../engine/api.js';
-import type { Data } from '../envelope.js';
+import { type Data, invalidArgument } from '../envelope.js';
 import { actionSummary } from '../render/receipts.js';
 import { act, click, clickFields, indexTarget, receiptData } from './act.js';
 import {
@@ -179,25 +179,50 @@ const keysParam = z
     `最多 ${MAX_SEND_KEYS_CHARS} 个字符（文本会逐键发送）；更长的文本请用 input_text 或 type_text（按索引）输入`,
   );
 
+/** Upstream's `focused` / `focusNote`: where the keys went (the page itself when nothing has focus). */
+async function focusData(ctx: MethodContext, typing: boolean): Promise<Data> {
+  const f = await ops.focused.call(pageOf(ctx), {}, { timeoutMs: 2_000 }).catch(() => undefined);
+  if (f === undefined) return {};
+  if (f === null)
+    return {
+      focused: false,
+      focusNote: typing
+        ? '没有元素获得焦点：文字发给了页面本身，多半没有输入到任何地方；先用 focus_element_by_index 或 click_element_by_index 选中输入框'
+        : '没有元素获得焦点：按键发给了页面本身（快捷键可以这样用；要输入到某个框里请先聚焦它）',
+    };
+  const what = `<${f.tag}${f.type ? ` type=${f.type}` : ''}>${f.name ? ` ${f.name}` : ''}`;
+  return {
+    focused: true,
+    focusedElement: { tag: f.tag, type: f.type, name: f.name, editable: f.editable },
+    focusNote:
+      typing && !f.editable ? `焦点在 ${what} 上，它不接受文字输入：文字可能没有输入进去` : undefined,
+  };
+}
+
 async function sendKeys(ctx: MethodContext, keys: string): Promise<Data> {
   const page = pageOf(ctx);
   const o = { timeoutMs: budget(undefined, READ_TIMEOUT_MS) };
+  const typing = !(KEY_NAME.test(keys) && (keys.length > 1 || keys.includes('+')));
+  const focus = await focusData(ctx, typing);
   if (KEY_NAME.test(keys) && (keys.length > 1 || keys.includes('+'))) {
     const chord = keys
       .replace(/^Ctrl\+/, 'Control+')
       .replace(/\bEsc$/, 'Escape')
       .replace(/\bSpace$/, ' ');
     const r = await ops.press.call(page, { target: undefined, key: chord }, o);
-    return { mode: 'press', keys, ...actionSummary(r) };
+    return { mode: 'press', keys, ...focus, ...actionSummary(r) };
   }
   const r = await ops.type.call(page, { target: undefined, text: keys, key_by_key: true }, o);
-  return { mode: 'type', text: keys, ...actionSummary(r) };
+  return { mode: 'type', text: keys, ...focus, ...actionSummary(r) };
 }
 
 const SEND_KEYS_REPLY = {
   mode: 'press = 按键或组合键；type = 逐字输入的文字',
   keys: '按下的键（mode 为 press 时）',
   text: '输入的文字（mode 为 type 时）',
+  focused: '按键前是否有元素获得焦点（false：发给了页面本身）',
+  focusedElement: '获得焦点的元素：tag, type, name, editable',
+  focusNote: '焦点可能不对时的说明',
   ...ACTION_REPLY,
 };
 
@@ -218,7 +243,7 @@ const pressKey = method({
   params: z.object({ key: keysParam.optional(), keys: keysParam.optional() }),
   async run(ctx, p) {
     const k = p.key ?? p.keys;
-    if (!k) throw fail(ctx.method, 'ACTION_FAILED', '缺少参数 key', { invalidArgument: true, field: 'key' });
+    if (!k) throw invalidArgument(`${ctx.method} 失败：缺少参数 key`, { field: 'key' });
     return sendKeys(ctx, k);
   },
 });

@@ -2,13 +2,11 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { narrowPolicy, ops, profileDir, TabwrightError } from '../../../engine/api.js';
 import type { Engine } from '../../../engine/engine.js';
+import { effectiveBrowser, engineWarning, familyFor, normalizeBrowser } from '../browser-choice.js';
 import { CommandFailure, invalidArgument } from '../envelope.js';
 import { lastNumber, SHOT_PATTERN, taskDir } from '../evidence.js';
 import type { Task } from '../tasks.js';
 import { type HttpMethod, method, originPolicyData, START_TIMEOUT_MS } from './common.js';
-
-const BROWSERS_OK = new Set(['auto', 'default', 'chromium', 'bundled']);
-const BROWSERS_KNOWN = new Set(['chrome', 'google-chrome', 'edge', 'msedge', 'firefox', 'ff', 'gecko']);
 
 const start = method({
   name: 'start',
@@ -19,10 +17,12 @@ const start = method({
     reply: {
       id: '任务 id（之后每条命令都要带）',
       browser:
-        '浏览器：type, engine, mode, label, version, headless, profile, userProfile, profileSeenBefore',
+        '浏览器：type, chrome, engine, mode, label, version, headless, profile, profileDir, userProfile, profileSeenBefore, userDataDir, profileDirectory, profileNote',
       requestedBrowser: '回显的 browser',
-      effectiveBrowser: '实际使用的浏览器（chromium）',
-      engineHonored: 'true',
+      effectiveBrowser: '实际使用的浏览器（chromium / chrome / edge / firefox）',
+      engineHonored: '实际浏览器是否就是请求的那个（没传或 auto 时为 true）',
+      engineWarning: '没有按请求启动时的说明（只在 engineHonored:false 时出现）',
+      profileNote: 'userDataDir / profileDirectory 没有被采用时的说明',
       profileSeenBefore: 'false：profile 目录是刚创建的（没有任何登录）',
       headlessHonored: '请求的 headless 是否生效',
       headlessNote: '没有生效时的说明',
@@ -35,6 +35,9 @@ const start = method({
     headless: z.boolean().optional(),
     browser: z.string().optional(),
     profile: z.string().min(1).optional(),
+    /** Upstream: the user's own Chrome profile directory (+ its sub-profile); reported, not used. */
+    userDataDir: z.string().optional(),
+    profileDirectory: z.string().optional(),
     /** Reference §15.1: record this task's requests (default on, the global default). */
     networkRecording: z.boolean().optional(),
     /** Only these origins (scheme://host[:port]); within the server's --allow-origin when it has one. */
@@ -43,18 +46,14 @@ const start = method({
     allowedHostPatterns: z.array(z.string()).max(32).optional(),
   }),
   async run(ctx, p) {
-    const requested = p.browser?.trim().toLowerCase() || 'auto';
-    if (!BROWSERS_OK.has(requested)) {
-      if (!BROWSERS_KNOWN.has(requested)) {
-        throw invalidArgument(
-          `start 失败：无法识别的浏览器类型：${p.browser}，可选值：auto / chromium / chrome / edge / firefox`,
-        );
-      }
-      throw new CommandFailure(
-        `start 失败：[ACTION_FAILED] 这个服务只驱动 Chromium，不支持 browser=${p.browser}（不会悄悄换成别的浏览器）；请去掉 browser 或传 chromium`,
-        { errorCode: 'ACTION_FAILED', retryable: false, requestedBrowser: p.browser },
+    const requested = normalizeBrowser(p.browser);
+    if (requested === undefined) {
+      throw invalidArgument(
+        `start 失败：无法识别的浏览器类型：${p.browser}，可选值：auto / chromium / chrome / edge / firefox`,
+        { field: 'browser' },
       );
     }
+    const family = familyFor(requested, ctx.engine.browserFamilies);
     // The server's --allow-origin is a ceiling the task may narrow, never widen (engine rule);
     // checked before anything starts, so a refused allowlist leaves no task behind.
     const asked =
@@ -89,31 +88,48 @@ const start = method({
       const session = await ops.startSession.call(
         ctx.engine,
         profile === null
-          ? { kind: 'ephemeral', network_recording: p.networkRecording ?? true, policy }
-          : { kind: 'persistent', profile, network_recording: p.networkRecording ?? true, policy },
+          ? { kind: 'ephemeral', browser: family, network_recording: p.networkRecording ?? true, policy }
+          : {
+              kind: 'persistent',
+              browser: family,
+              profile,
+              network_recording: p.networkRecording ?? true,
+              policy,
+            },
         { timeoutMs: START_TIMEOUT_MS },
       );
       // Reference §8.12: native dialogs are auto-accepted unless set_dialog_behavior says dismiss.
       await ops.dialogPolicy.call(session, { policy: 'accept' });
       task.session = session;
       const info = await ops.sessionInfo.call(session, {});
+      const effective = effectiveBrowser(info.browser_family, info.browser_label);
+      const honored = requested === 'auto' || requested === effective;
+      const profileNote = userDirNote(p.userDataDir, p.profileDirectory, profile);
       return {
         id,
         browser: {
-          type: 'chromium',
-          engine: 'chromium',
+          type: effective,
+          // Upstream's flag: whether Google Chrome (not Chromium) runs this task.
+          chrome: effective === 'chrome',
+          engine: info.browser_family,
           mode: 'managed',
           label: info.browser_label,
           version: info.browser_version,
           headless,
           profile,
+          profileDir: profile === null ? undefined : profileDir(ctx.engine.home, profile),
           userProfile: profile !== null,
           profileSeenBefore,
+          userDataDir: p.userDataDir,
+          profileDirectory: p.profileDirectory,
+          profileNote,
         },
         requestedBrowser: p.browser,
-        effectiveBrowser: 'chromium',
-        engineHonored: true,
+        effectiveBrowser: effective,
+        engineHonored: honored,
+        engineWarning: requested === 'auto' || honored ? undefined : engineWarning(requested, effective),
         profileSeenBefore,
+        profileNote,
         headlessHonored: headless === requestedHeadless,
         headlessNote:
           headless !== requestedHeadless
@@ -182,6 +198,27 @@ const shutdown = method({
 });
 
 export const LIFECYCLE: HttpMethod[] = [start, close, shutdown];
+
+/**
+ * Upstream's userDataDir / profileDirectory open the user's own Chrome profile. Tabwright's
+ * profiles live under its home (`profile`), so these are reported back, never silently dropped.
+ */
+function userDirNote(
+  userDataDir: string | undefined,
+  profileDirectory: string | undefined,
+  profile: string | null,
+): string | undefined {
+  if (userDataDir === undefined && profileDirectory === undefined) return undefined;
+  const asked = [
+    userDataDir !== undefined ? `userDataDir=${userDataDir}` : '',
+    profileDirectory !== undefined ? `profileDirectory=${profileDirectory}` : '',
+  ]
+    .filter(Boolean)
+    .join('、');
+  return `没有使用 ${asked}：这个服务不打开本机浏览器自己的用户目录（正在运行的 Chrome 会锁住它，登录数据也不应交给自动化）；${
+    profile === null ? '这次是临时 profile（没有任何登录）' : `这次用的是 tabwright profile ${profile}`
+  }。要保留登录状态，请传 profile:"<名字>"（保存在 tabwright 的 profiles 目录里），第一次登录后以后都能复用`;
+}
 
 export async function closeTaskSession(engine: Engine, task: Task): Promise<void> {
   // Wait for a start that is still creating the session (it holds the lock), then close what it made.

@@ -117,9 +117,17 @@ const describeMethodRow = method({
 export function configData(ctx: MethodContext): Data {
   const files = ctx.files ?? resolveFilesConfig(ctx.engine.home);
   return {
-    engine: 'chromium',
-    configuredType: 'chromium',
-    profileDir: join(ctx.engine.home, 'profiles'),
+    engine: ctx.engine.browserFamilies[0] ?? 'chromium',
+    configuredType: ctx.engine.browserFamilies[0] ?? 'chromium',
+    /** The browser families `start {browser}` can honour (the default first). */
+    browsers: ctx.engine.browserFamilies,
+    // Upstream's shape: where profiles are configured to live and where they resolve to.
+    profileDir: {
+      configured: join(ctx.engine.home, 'profiles'),
+      resolved: join(ctx.engine.home, 'profiles'),
+      source: 'managed',
+      note: 'start 传 profile:"<名字>" 时用 <resolved>/<名字>；不传是临时 profile',
+    },
     dataDir: ctx.dataDir,
     jsDir: join(ctx.engine.home, 'scripts', 'js'),
     action: { timeoutMs: 5_000, jsFallback: false, mouseFallback: false },
@@ -149,9 +157,10 @@ const getConfig = method({
   meta: {
     task: 'new',
     reply: {
-      engine: 'chromium',
-      configuredType: 'chromium',
-      profileDir: 'profile 目录',
+      engine: '默认的浏览器引擎（chromium）',
+      configuredType: '同 engine',
+      browsers: 'start 的 browser 能真正使用的引擎（如 chromium, firefox）',
+      profileDir: 'profile 目录：configured, resolved, source, note',
       dataDir: '证据文件目录',
       jsDir: 'execute_js 的 bodyFile 目录',
       action: '动作设置',

@@ -27,8 +27,8 @@ const SCAN_TIMEOUT_MS = 15_000;
 function wire(m: Modal): Data {
   return {
     kind: m.role,
-    matchedBy: 'role',
-    confidence: 'strict',
+    matchedBy: m.matched_by ?? 'role',
+    confidence: (m.matched_by ?? 'role') === 'role' ? 'strict' : 'heuristic',
     blocking: m.blocking,
     title: m.title || undefined,
     text: m.text,
@@ -43,19 +43,20 @@ const MODAL_FIELDS =
 
 const getModals = method({
   name: 'get_modals',
-  summary: '页面上的 DOM 弹层（role 为 dialog / alertdialog，含 iframe）：标题、文字、按钮，哪个挡住了页面',
+  summary:
+    '页面上的 DOM 弹层（role 为 dialog / alertdialog，含 iframe；没有 role 的弹层按 aria-modal、常见框架的 class、盖住大半个视口的固定层识别）：标题、文字、按钮，哪个挡住了页面',
   ops: [ops.modals],
   meta: {
     task: 'existing',
     reply: {
       count: '弹层个数',
       countStrict: '按角色识别的个数',
-      countHeuristic: '0（不做启发式识别）',
+      countHeuristic: '按弹层外观识别的个数（aria-modal、class、几何）',
       countBlocking: '挡住页面的弹层个数',
       modals: `弹层：${MODAL_FIELDS}`,
       top: '最上面的弹层（最后一个挡住页面的，否则最后一个）',
       topIsBlocking: 'top 是否挡住页面',
-      scannedBy: 'role',
+      scannedBy: 'role+layers',
     },
   },
   params: z.object({}),
@@ -65,13 +66,13 @@ const getModals = method({
     const top = blocking[blocking.length - 1] ?? modals[modals.length - 1];
     return {
       count: modals.length,
-      countStrict: modals.length,
-      countHeuristic: 0,
+      countStrict: modals.filter((m) => (m.matched_by ?? 'role') === 'role').length,
+      countHeuristic: modals.filter((m) => (m.matched_by ?? 'role') !== 'role').length,
       countBlocking: blocking.length,
       modals: modals.map(wire),
       top: top ? wire(top) : undefined,
       topIsBlocking: top ? top.blocking : undefined,
-      scannedBy: 'role',
+      scannedBy: 'role+layers',
     };
   },
 });
@@ -93,7 +94,8 @@ const closeModal = method({
       closed: '弹层数是否减少',
       countBefore: '点击前的弹层数',
       countAfter: '点击后的弹层数',
-      clicked: '点击的按钮',
+      clicked: '点击的按钮（没有关闭按钮时为 (Escape) 或 (mask)）',
+      closedBy: 'button / escape / mask：怎么关掉的',
       note: '没有找到弹层时的说明',
       ...CLICK_REPLY,
     },
@@ -149,6 +151,7 @@ const closeModal = method({
       countBefore: r.count_before,
       countAfter: r.count_after,
       clicked: r.clicked,
+      closedBy: r.closed_by,
       ...receiptData(acted, { name: r.clicked }),
     };
   },

@@ -4,7 +4,8 @@ import { invalidArgument } from '../envelope.js';
 import { actionSummary } from '../render/receipts.js';
 import { act, click, receiptData } from './act.js';
 import { type HttpMethod, type MethodContext, method, pageOf, timeoutMsSchema } from './common.js';
-import { ACTION_REPLY, CLICK_REPLY } from './replies.js';
+import { pickedSelector } from './locate.js';
+import { ACTION_REPLY, CHOICE_REPLY, CLICK_REPLY } from './replies.js';
 
 const OPTS = { timeoutMs: 5_000 };
 
@@ -42,17 +43,13 @@ const mouseClick = method({
 const mouseClickBySelector = method({
   name: 'mouse_click_by_selector',
   summary: '在选择器匹配的元素中心真实点击，返回点击回执',
-  ops: [ops.click],
-  meta: { task: 'existing', evidence: true, receipt: true, reply: CLICK_REPLY },
+  ops: [ops.click, ops.pick],
+  meta: { task: 'existing', evidence: true, receipt: true, reply: { ...CLICK_REPLY, ...CHOICE_REPLY } },
   params: z.object({ selector: z.string().min(1), button, clickCount, timeoutMs: timeoutMsSchema }),
   async run(ctx, p) {
-    const a = await click(
-      ctx,
-      { selector: p.selector },
-      { button: p.button, click_count: p.clickCount ?? 1 },
-      p.timeoutMs,
-    );
-    return receiptData(a, undefined, 'mouse');
+    const { target, choice } = await pickedSelector(ctx, p.selector);
+    const a = await click(ctx, target, { button: p.button, click_count: p.clickCount ?? 1 }, p.timeoutMs);
+    return { ...receiptData(a, { tag: choice.tag, text: choice.text }, 'mouse'), ...choice };
   },
 });
 

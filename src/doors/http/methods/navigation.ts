@@ -120,7 +120,7 @@ const wait = method({
   summary: '固定等待 seconds 秒',
   effect: 'wait',
   meta: { task: 'existing', evidence: true, reply: { waitedMs: '等待的毫秒数' } },
-  params: z.object({ seconds: z.number().min(0).max(600) }),
+  params: z.object({ seconds: z.number().min(0).max(900) }),
   async run(_ctx, p) {
     await sleep(Math.round(p.seconds * 1000));
     return { waitedMs: Math.round(p.seconds * 1000) };

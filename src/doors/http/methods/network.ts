@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { ops } from '../../../engine/api.js';
+import { ops, TabwrightError } from '../../../engine/api.js';
 import type { RequestEntry } from '../../../engine/network-log.js';
 import type { BlockedRequest } from '../../../engine/network-policy.js';
-import type { Data } from '../envelope.js';
-import { invalidArgument } from '../envelope.js';
+import { CommandFailure, type Data, invalidArgument } from '../envelope.js';
 import {
   ENGINE_MAX_TIMEOUT_MS,
   fail,
@@ -13,6 +12,7 @@ import {
   type ReplyFields,
   sessionOf,
 } from './common.js';
+import { LONG_RUNNING_MAX_SECONDS } from './waits.js';
 
 /**
  * Network capture (reference §15) over the session's request log and routes (the session.requests,
@@ -227,22 +227,46 @@ const waitForResponse = method({
   },
   params: z.object({
     urlPattern: z.string().min(1),
-    timeoutSeconds: z.number().positive().optional(),
+    timeoutSeconds: z.number().positive().max(LONG_RUNNING_MAX_SECONDS).optional(),
     maxChars: z.number().int().min(0).optional(),
     lookBackSeconds: z.number().min(0).optional(),
   }),
   async run(ctx, p) {
     const off = await notRecording(ctx);
     if (off) throw fail(ctx.method, 'ACTION_FAILED', off.note as string, { recording: false });
-    const timeoutMs = Math.max(
-      1,
-      Math.min(Math.round((p.timeoutSeconds ?? 30) * 1000), ENGINE_MAX_TIMEOUT_MS),
-    );
-    const e = await ops.waitForResponse.call(
-      sessionOf(ctx),
-      { pattern: p.urlPattern, look_back_ms: Math.round((p.lookBackSeconds ?? 10) * 1000) },
-      { timeoutMs },
-    );
+    // Up to upstream's long-running limit (15 min), as a series of engine waits of at most 60 s;
+    // later ones look back to the call's start, so nothing that arrived in between is missed.
+    const started = Date.now();
+    const until = started + Math.round(Math.min(p.timeoutSeconds ?? 30, LONG_RUNNING_MAX_SECONDS) * 1000);
+    let lookBack = Math.round((p.lookBackSeconds ?? 10) * 1000);
+    let e: Awaited<ReturnType<typeof ops.waitForResponse.call>>;
+    for (;;) {
+      try {
+        e = await ops.waitForResponse.call(
+          sessionOf(ctx),
+          { pattern: p.urlPattern, look_back_ms: lookBack },
+          { timeoutMs: Math.max(1, Math.min(until - Date.now(), ENGINE_MAX_TIMEOUT_MS)) },
+        );
+        break;
+      } catch (err) {
+        const timedOut =
+          err instanceof TabwrightError && err.code === 'not_ready' && err.details.reason === 'wait_timeout';
+        if (!timedOut) throw err;
+        if (until - Date.now() >= 50) {
+          lookBack = Date.now() - started;
+          continue;
+        }
+        // The wait family's timeout (§5.2): ACTION_TIMEOUT with the literal text.
+        throw new CommandFailure(`${ctx.method} 超时：等待时间内条件一直没有满足`, {
+          errorCode: 'ACTION_TIMEOUT',
+          retryable: true,
+          retryAfterMs: 1500,
+          waitedMs: Date.now() - started,
+          urlPattern: p.urlPattern,
+          hint: '在这段时间里没有 URL 匹配 urlPattern 的响应：用 get_requests 核对实际的请求地址，或加大 timeoutSeconds',
+        });
+      }
+    }
     const b = await bodyData(ctx, e, p.maxChars ?? DEFAULT_MAX_CHARS);
     return {
       ...b,

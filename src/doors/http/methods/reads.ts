@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ops, TabwrightError } from '../../../engine/api.js';
 import type { ElementReadKind } from '../../../engine/element-reads.js';
-import type { Data } from '../envelope.js';
+import { type Data, invalidArgument } from '../envelope.js';
 import { indexTarget } from './act.js';
 import {
   fail,
@@ -62,7 +62,7 @@ export async function readElement(
     return { value: r.value, target: `index=${p.index}` };
   }
   if (p.selector === undefined) {
-    throw fail(ctx.method, 'ACTION_FAILED', '缺少参数 index', { invalidArgument: true, field: 'index' });
+    throw invalidArgument(`${ctx.method} 失败：缺少参数 index`, { field: 'index' });
   }
   const frame = await frameIdFor(ctx, p.frame);
   try {
@@ -90,6 +90,11 @@ function reader(
     async run(ctx, p) {
       // The attribute name (get_element_attribute); the other reads take no argument.
       const arg = 'name' in p && typeof p.name === 'string' ? p.name : null;
+      // Upstream checks the target before the attribute name: a call with neither names index.
+      if (kind === 'attribute' && p.index === undefined && p.selector === undefined)
+        throw invalidArgument(`${name} 失败：缺少参数 index`, { field: 'index' });
+      if (kind === 'attribute' && !arg)
+        throw invalidArgument(`${name} 失败：缺少参数 name`, { field: 'name' });
       const r = await readElement(ctx, p, kind, arg);
       const data: Data = { [key]: r.value, target: r.target };
       return data;
@@ -172,7 +177,7 @@ export const READS: HttpMethod[] = [
   reader('get_element_html', '读取元素的 HTML（密码类字段的值不会出现）', 'html', 'html', '元素的 innerHTML'),
   reader('get_element_value', '读取输入框的当前值（密码类字段被遮盖）', 'value', 'value', '当前值'),
   reader('get_element_attribute', '读取元素的一个属性', 'attribute', 'value', '属性值（没有时省略）', {
-    name: z.string().min(1),
+    name: z.string().optional(),
   }),
   reader('is_visible', '元素是否可见', 'visible', 'visible', '是否可见'),
   reader('is_enabled', '元素是否可用（没有禁用）', 'enabled', 'enabled', '是否可用'),

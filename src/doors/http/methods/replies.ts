@@ -70,7 +70,14 @@ export const WAITED_REPLY: ReplyFields = { waitedMs: '等待了多少毫秒' };
 export const CHOICE_REPLY: ReplyFields = {
   matched: '选择器匹配到的元素数',
   chosenIndex: '使用的是第几个匹配（从 0 开始）',
+  visibleMatched: '其中可见的个数',
+  selectorNote: '匹配到多个时为什么选了这一个（先可见，再能接收点击的）',
+  hiddenMatchNote: '有不可见的匹配时的说明',
   explicitNth: '是否由 nth 指定',
+  tag: '选中元素的标签',
+  animated: '选中的元素正在播放动画（点击用真实鼠标点它当时的位置，mode 为 mouse）',
+  text: '选中元素的文字',
+  outerHtml: '选中元素的 HTML（前 300 个字符）',
 };
 
 /** What a selector click adds when it opened a tab (§8.5). */

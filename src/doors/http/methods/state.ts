@@ -155,7 +155,7 @@ const getBrowserState = method({
       pixels_below: Math.max(0, Math.round(vp.pageHeight - vp.scrollY - vp.height)),
       viewport_height: vp.height,
       page_height: vp.pageHeight,
-      frameCount: r.frames ? r.frames.length : snap.frames > 0 ? snap.frames + 1 : undefined,
+      frameCount: r.frames ? r.frames.length : Math.max(1, snap.frames),
       frames: r.frames,
       ...shot,
       state_file: dataUrl(ctx.dataDir, stateFile),

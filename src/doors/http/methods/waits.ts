@@ -1,18 +1,32 @@
 import { z } from 'zod';
 import { ops, TabwrightError } from '../../../engine/api.js';
 import type { WaitConditions } from '../../../engine/waits.js';
-import { CommandFailure, type Data } from '../envelope.js';
-import { fail, type HttpMethod, type MethodContext, method, pageOf } from './common.js';
+import { CommandFailure, type Data, invalidArgument } from '../envelope.js';
+import { type HttpMethod, type MethodContext, method, pageOf } from './common.js';
 import { WAITED_REPLY } from './replies.js';
 import { frameIdFor, frameParam } from './target.js';
 
-/** Waits (§8.7): `timeoutSeconds` default 30; the engine caps one wait at 60 s. */
+/**
+ * Waits (§8.7): `timeoutSeconds` default 30, up to upstream's long-running limit (§6.2: 15 min).
+ * The engine caps one wait at 60 s, so a longer wait is a series of engine waits until the
+ * caller's time is up.
+ */
 
 const ENGINE_MAX_MS = 60_000;
-const seconds = z.number().positive().max(600).optional();
+/** Upstream's hard limit for the LONG_RUNNING set (browser.command.hardTimeoutMs). */
+export const LONG_RUNNING_MAX_SECONDS = 900;
+const seconds = z.number().positive().max(LONG_RUNNING_MAX_SECONDS).optional();
 
 function timeoutOf(s: number | undefined): number {
-  return Math.min(Math.round((s ?? 30) * 1000), ENGINE_MAX_MS);
+  return Math.round((s ?? 30) * 1000);
+}
+
+function isWaitTimeout(err: unknown): err is TabwrightError {
+  return (
+    err instanceof TabwrightError &&
+    err.code === 'not_ready' &&
+    (err.details.reason === 'wait_timeout' || typeof err.details.outcome === 'string')
+  );
 }
 
 async function waitFor(
@@ -25,19 +39,24 @@ async function waitFor(
   inflight?: () => Promise<number>,
 ): Promise<{ waitedMs: number; url: string }> {
   const started = Date.now();
+  const until = started + timeoutOf(timeoutSeconds);
   try {
-    const r = await ops.wait.call(
-      pageOf(ctx),
-      { conditions, frame },
-      { timeoutMs: timeoutOf(timeoutSeconds) },
-    );
-    return { waitedMs: r.waited_ms, url: r.url };
+    for (;;) {
+      const left = until - Date.now();
+      try {
+        const r = await ops.wait.call(
+          pageOf(ctx),
+          { conditions, frame },
+          { timeoutMs: Math.max(1, Math.min(left, ENGINE_MAX_MS)) },
+        );
+        return { waitedMs: Date.now() - started, url: r.url };
+      } catch (err) {
+        // One engine wait is at most 60 s: wait again while the caller's time lasts.
+        if (!isWaitTimeout(err) || until - Date.now() < 50) throw err;
+      }
+    }
   } catch (err) {
-    if (
-      err instanceof TabwrightError &&
-      err.code === 'not_ready' &&
-      (err.details.reason === 'wait_timeout' || typeof err.details.outcome === 'string')
-    ) {
+    if (isWaitTimeout(err)) {
       throw new CommandFailure(`${ctx.method} 超时：等待时间内条件一直没有满足`, {
         errorCode: 'ACTION_TIMEOUT',
         retryable: true,
@@ -215,8 +234,7 @@ const waitForCount = method({
   }),
   async run(ctx, p) {
     if (p.min === undefined && p.max === undefined && p.equals === undefined) {
-      throw fail(ctx.method, 'ACTION_FAILED', '缺少参数 min（min / max / equals 至少给一个）', {
-        invalidArgument: true,
+      throw invalidArgument(`${ctx.method} 失败：缺少参数 min（min / max / equals 至少给一个）`, {
         field: 'min',
       });
     }

@@ -178,6 +178,29 @@ function isFormControl(n: SnapshotNode): boolean {
   return n.tag === 'input' || n.tag === 'textarea' || n.tag === 'select';
 }
 
+/**
+ * The label text of a form control. The engine folds `<label>` text (wrapping or `for=`) into the
+ * control's accessible name and leaves no text node behind, so the door prints the name as the
+ * plain text line a reader sees next to the field (§9.4: text outside indexed elements is shown).
+ * Names that come from attributes the line already prints (aria-label, title, placeholder, value)
+ * are not repeated.
+ */
+function labelText(n: SnapshotNode): string {
+  if (!isFormControl(n) || !n.name) return '';
+  const a = n.attrs ?? {};
+  const name = n.name.trim();
+  if ([a['aria-label'], a.title, a.placeholder, a.value, a.alt].some((v) => v?.trim() === name)) return '';
+  const type = (a.type ?? '').toLowerCase();
+  if (['submit', 'button', 'reset', 'image', 'hidden'].includes(type)) return '';
+  return name;
+}
+
+/** Checkbox and radio labels usually follow the box; other fields' labels precede them. */
+function labelFollows(n: SnapshotNode): boolean {
+  const type = (n.attrs?.type ?? '').toLowerCase();
+  return n.tag === 'input' && (type === 'checkbox' || type === 'radio');
+}
+
 /** Text of a subtree up to (not into) indexed descendants. */
 function ownText(n: SnapshotNode): string {
   const parts: string[] = [];
@@ -208,6 +231,14 @@ export function renderBrowserState(
   const elements: IndexedElement[] = [];
   let mediaCount = 0;
   const tabs = (k: number) => '\t'.repeat(k);
+  /** A control's element line with its label text as a plain line before or after it (not twice in a row). */
+  const pushControl = (n: SnapshotNode, indent: number, line: string): void => {
+    const label = labelText(n);
+    const shown = label !== '' && lines.slice(-2).some((l) => l.trim() === label);
+    if (label && !shown && !labelFollows(n)) lines.push(`${tabs(indent)}${label}`);
+    lines.push(line);
+    if (label && !shown && labelFollows(n)) lines.push(`${tabs(indent)}${label}`);
+  };
   /** With `split`: iframe subtrees are rendered after the main frame, each behind a separator line. */
   const deferred: SnapshotNode[] = [];
 
@@ -223,7 +254,7 @@ export function renderBrowserState(
       const ref = n.element_ref!;
       const isNew = previous !== undefined && !previous.has(ref);
       const text = ownText(n);
-      lines.push(`${tabs(indent)}${isNew ? '*' : ''}[${index}]${elementLine('', n, text)}`);
+      pushControl(n, indent, `${tabs(indent)}${isNew ? '*' : ''}[${index}]${elementLine('', n, text)}`);
       elements.push({
         index,
         ref,
@@ -244,7 +275,7 @@ export function renderBrowserState(
     if (CONTROL_TAGS.has(n.tag)) {
       // Options of a select are its state (selected-text), not lines of their own.
       if (n.tag === 'option') return;
-      lines.push(`${tabs(indent)}${elementLine('', n, ownText(n))}`);
+      pushControl(n, indent, `${tabs(indent)}${elementLine('', n, ownText(n))}`);
       return;
     }
     const own = [n.children.length === 0 && nameIsContent(n) ? n.name : '', n.text ?? '']

@@ -63,7 +63,8 @@ export function clickReceipt(
     actionStatus: r.status === 'executed' ? 'completed' : 'unknown',
     effective: complete ? !(r.mode === 'synthetic' && !r.changed) : null,
     mode: wireMode(r, requestedMode),
-    hit,
+    // Never an empty hit: only what the target resolved to.
+    hit: hit && Object.values(hit).some((v) => v !== undefined && v !== '') ? hit : undefined,
     probeTrustworthy: !r.changes.navigated,
     domMutations: r.changes.dom_mutations,
     requestsDuringWindow: r.requests.count,

@@ -499,7 +499,11 @@ export function fingerprint(): Fingerprint {
   let forms = 0x811c9dc5;
   const all = body ? body.getElementsByTagName('*') : [];
   for (const el of all) {
+    // Class names count as structure: a click whose only effect is a class change (a toggle, a
+    // tab's active state, a shown panel) changed the page.
     structure = hash(el.tagName, structure);
+    const cls = el.getAttribute('class');
+    if (cls) structure = hash(cls, structure);
     if (
       el instanceof HTMLInputElement ||
       el instanceof HTMLTextAreaElement ||
