@@ -9,6 +9,18 @@ function port(value: string): number {
   return n;
 }
 
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be an integer of at least 1');
+  return n;
+}
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be an integer of at least 0');
+  return n;
+}
+
 const program = new Command()
   .name('tabwright')
   .description('Browser-control engine for AI agents: one engine, many protocol doors.')
@@ -31,6 +43,16 @@ program
   .option(
     '--allow-file-urls',
     'let the agent open and fetch file: URLs (off: refused, local files stay local)',
+  )
+  .option(
+    '--max-sessions <n>',
+    'refuse a new session (retryable) while this many are open (default: $TABWRIGHT_MAX_SESSIONS, no limit)',
+    positiveInt,
+  )
+  .option(
+    '--min-free-mb <mib>',
+    'refuse a new session (retryable) while the machine has less memory available (default: $TABWRIGHT_MIN_FREE_MB, 256; 0 = never)',
+    nonNegativeInt,
   )
   .action(async (opts: Parameters<typeof import('./serve.js').runServe>[0]) => {
     const { runServe } = await import('./serve.js');
