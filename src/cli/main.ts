@@ -1,6 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { VERSION } from '../version.js';
-import { runDoctor } from './doctor.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -133,7 +132,8 @@ program
   .command('doctor')
   .description('report browsers, versions, the profile root and writable directories')
   .option('--json', 'print JSON instead of text')
-  .action((opts: { json?: boolean }) => {
+  .action(async (opts: { json?: boolean }) => {
+    const { runDoctor } = await import('./doctor.js');
     process.exitCode = runDoctor(opts);
   });
 
