@@ -113,7 +113,7 @@ async function ramp(
     const f = measure(roots(), level);
     figures.push(f);
     log(
-      `${name}: ${level} session(s): tree ${f.treeMb.toFixed(0)} MB, node ${f.nodeMb.toFixed(0)} MB, renderers ${f.rendererMb.length} (median ${median(f.rendererMb).toFixed(0)} MB), ${f.processes} processes`,
+      `${name}: ${level} session(s): tree ${f.treeMb.toFixed(0)} MB, node ${f.nodeMb.toFixed(0)} MB, renderers ${f.rendererMb.length} (median ${median(f.rendererMb).toFixed(0)} MB, sum ${f.rendererMb.reduce((n, x) => n + x, 0).toFixed(0)} MB), ${f.processes} processes`,
     );
   }
   return { figures, clients };

@@ -33,7 +33,15 @@ export function createEngine(settings: EngineSettings = {}): Engine {
 function writeCountsEvery(engine: Engine, file: string, ms: number): void {
   const write = () => {
     try {
-      writeFileSync(`${file}.tmp`, JSON.stringify({ at: Date.now(), pid: process.pid, ...engine.counts() }));
+      writeFileSync(
+        `${file}.tmp`,
+        JSON.stringify({
+          at: Date.now(),
+          pid: process.pid,
+          heap_used_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+          ...engine.counts(),
+        }),
+      );
       renameSync(`${file}.tmp`, file);
     } catch {
       // A benchmark's aid: never a reason to fail the command.

@@ -301,13 +301,14 @@ function countsLine(c: EngineCounts | undefined): string {
   if (!c) return 'engine counts: n/a';
   const { node_resources: nr, ...rest } = c;
   const main = Object.entries(rest)
-    .filter(([k]) => k !== 'at' && k !== 'pid')
+    .filter(([k]) => k !== 'at' && k !== 'pid' && k !== 'heap_used_mb')
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
   const res = Object.entries(nr)
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
-  return `engine: ${main} | node: ${res}`;
+  const heap = (c as { heap_used_mb?: number }).heap_used_mb;
+  return `engine: ${main} | node: ${heap === undefined ? '' : `heap_used=${heap}MB `}${res}`;
 }
 
 async function runPhase(
@@ -330,6 +331,7 @@ async function runPhase(
   }
   await sleep(2000);
   const idle = treeMemory(target.roots());
+  const idleTypes = processTypes(target.roots());
   log(
     `[${target.name}] idle: tree ${idle.treeMb.toFixed(0)} MB (node ${idle.nodeMb.toFixed(0)} MB, ${idle.processes} processes)`,
   );
@@ -386,8 +388,14 @@ async function runPhase(
 
   for (const s of sessions)
     await s.close().catch((err) => leftovers.push(`session close failed: ${String(err)}`));
-  await sleep(5000);
-  const after = treeMemory(target.roots());
+  // Closed contexts' renderers take a few seconds to exit on a busy machine: up to 20 s.
+  let after = treeMemory(target.roots());
+  for (let waited = 0; waited < 20_000 && after.processes > idle.processes; waited += 1000) {
+    await sleep(1000);
+    after = treeMemory(target.roots());
+  }
+  await sleep(2000);
+  after = treeMemory(target.roots());
   const afterCounts = await target.counts();
   log(
     `[${target.name}] after closing every session: tree ${after.treeMb.toFixed(0)} MB (idle ${idle.treeMb.toFixed(0)} MB), node ${after.nodeMb.toFixed(0)} MB (idle ${idle.nodeMb.toFixed(0)} MB), ${after.processes} processes (idle ${idle.processes}); ${countsLine(afterCounts)}`,
@@ -401,7 +409,9 @@ async function runPhase(
       `tree ${after.treeMb.toFixed(0)} MB after close: more than idle ${idle.treeMb.toFixed(0)} MB + a quarter of the peak's ${(peak - idle.treeMb).toFixed(0)} MB`,
     );
   if (after.processes > idle.processes)
-    leftovers.push(`${after.processes - idle.processes} more processes than idle`);
+    leftovers.push(
+      `${after.processes - idle.processes} more processes than idle (${processTypes(target.roots()).join(', ')}; idle: ${idleTypes.join(', ')})`,
+    );
   if (afterCounts) {
     for (const k of ['sessions', 'pages', 'contexts', 'queued_operations', 'guarded_calls'] as const)
       if (afterCounts[k] !== 0) leftovers.push(`engine ${k}=${afterCounts[k]} after close`);
@@ -437,6 +447,22 @@ async function runPhase(
     p95Ratio: second && last ? last.p95 / second.p95 : Number.NaN,
     leftovers,
   };
+}
+
+/** Each process of the trees by its Chromium --type (browser, renderer, gpu-process, utility…), counted. */
+function processTypes(roots: number[]): string[] {
+  const n = new Map<string, number>();
+  for (const pid of treePids(roots)) {
+    let type = 'node';
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      type = /--type=([a-z-]+)/.exec(cmd)?.[1] ?? (/chrom/i.test(cmd) ? 'browser' : 'node');
+    } catch {
+      type = 'gone';
+    }
+    n.set(type, (n.get(type) ?? 0) + 1);
+  }
+  return [...n].map(([t, c]) => `${c} ${t}`);
 }
 
 function printSample(name: string, s: Sample, log: (l: string) => void): void {
