@@ -30,6 +30,13 @@ const SELECTORS: Record<Target, string> = {
   clear_completed: '.clear-completed',
 };
 
+/**
+ * The deadline every call asks for (the engine's maximum is 60 s): a soak on a shared 2-core
+ * machine starves each of 32 sessions for seconds at a time, and an agent there would ask for more
+ * than the 10 s default. Timeouts still count as errors.
+ */
+export const DEADLINE_MS = 30_000;
+
 /** A failed call of a door, with the door's own words. */
 export class StepError extends Error {}
 
@@ -54,17 +61,18 @@ export async function httpSession(base: string): Promise<SoakSession> {
   const id = String(started.id);
   const cmd = (method: string, params: Json = {}) => post({ id, method, params });
   return {
-    open: async (url) => void (await cmd('go_to_url', { url })),
+    open: async (url) => void (await cmd('go_to_url', { url, timeoutMs: DEADLINE_MS })),
     snapshot: async () => String((await cmd('get_browser_state', {})).text ?? ''),
     type: async (t, text) => {
-      await cmd('input_text_by_selector', { selector: SELECTORS[t], text });
+      await cmd('input_text_by_selector', { selector: SELECTORS[t], text, timeoutMs: DEADLINE_MS });
       await cmd('press_key', { key: 'Enter' });
     },
-    click: async (t) => void (await cmd('click_element_by_selector', { selector: SELECTORS[t] })),
-    waitText: async (text) => void (await cmd('wait_for_text', { text, timeoutSeconds: 10 })),
-    screenshot: async () => void (await cmd('screenshot', {})),
+    click: async (t) =>
+      void (await cmd('click_element_by_selector', { selector: SELECTORS[t], timeoutMs: DEADLINE_MS })),
+    waitText: async (text) => void (await cmd('wait_for_text', { text, timeoutSeconds: DEADLINE_MS / 1000 })),
+    screenshot: async () => void (await cmd('screenshot', { timeoutMs: DEADLINE_MS })),
     network: async () => void (await cmd('get_requests', { limit: 20 })),
-    back: async () => void (await cmd('go_back', {})),
+    back: async () => void (await cmd('go_back', { timeoutMs: DEADLINE_MS })),
     close: async () => void (await cmd('close', {})),
   };
 }
@@ -78,7 +86,7 @@ export async function providerSession(
 ): Promise<SoakSession> {
   const call = async (method: string, params: Json = {}) => {
     try {
-      return await client.call(method, sid ? { session_id: sid, ...params } : params);
+      return await client.call(method, sid ? { session_id: sid, ...params } : params, 2 * DEADLINE_MS + 5000);
     } catch (err) {
       throw new StepError(String(err instanceof Error ? err.message : err).slice(0, 300));
     }
@@ -92,14 +100,15 @@ export async function providerSession(
     })
   ).session_id as string;
   return {
-    open: async (url) => void (await call('page.open', { url })),
-    snapshot: async () => String((await call('page.snapshot', {})).text ?? ''),
-    type: async (t, text) => void (await call('page.type', { selector: SELECTORS[t], text, submit: true })),
-    click: async (t) => void (await call('page.click', { selector: SELECTORS[t] })),
-    waitText: async (text) => void (await call('page.wait', { text_present: text, timeout_ms: 10_000 })),
-    screenshot: async () => void (await call('page.screenshot', {})),
+    open: async (url) => void (await call('page.open', { url, timeout_ms: DEADLINE_MS })),
+    snapshot: async () => String((await call('page.snapshot', { timeout_ms: DEADLINE_MS })).text ?? ''),
+    type: async (t, text) =>
+      void (await call('page.type', { selector: SELECTORS[t], text, submit: true, timeout_ms: DEADLINE_MS })),
+    click: async (t) => void (await call('page.click', { selector: SELECTORS[t], timeout_ms: DEADLINE_MS })),
+    waitText: async (text) => void (await call('page.wait', { text_present: text, timeout_ms: DEADLINE_MS })),
+    screenshot: async () => void (await call('page.screenshot', { timeout_ms: DEADLINE_MS })),
     network: async () => void (await call('network.list', { limit: 20 })),
-    back: async () => void (await call('page.go_back', {})),
+    back: async () => void (await call('page.go_back', { timeout_ms: DEADLINE_MS })),
     close: async () => void (await call('session.close', {})),
   };
 }
@@ -123,15 +132,16 @@ export interface McpDialect {
   back(): [string, Json];
 }
 
+const t = { timeout_ms: DEADLINE_MS };
 export const OUR_MCP: McpDialect = {
-  navigate: (url) => ['navigate', { url }],
-  snapshot: () => ['snapshot', {}],
-  type: (ref, text) => ['type', { ref, text, submit: true }],
-  click: (ref) => ['click', { ref }],
-  waitText: (text) => ['wait', { text_present: text }],
-  screenshot: () => ['screenshot', {}],
+  navigate: (url) => ['navigate', { url, ...t }],
+  snapshot: () => ['snapshot', { ...t }],
+  type: (ref, text) => ['type', { ref, text, submit: true, ...t }],
+  click: (ref) => ['click', { ref, ...t }],
+  waitText: (text) => ['wait', { text_present: text, ...t }],
+  screenshot: () => ['screenshot', { ...t }],
   network: () => ['network', { limit: 20 }],
-  back: () => ['history', { action: 'back' }],
+  back: () => ['history', { action: 'back', ...t }],
 };
 
 export const PLAYWRIGHT_MCP: McpDialect = {
@@ -175,7 +185,9 @@ export async function mcpSession(transport: Transport, d: McpDialect): Promise<S
   const client = new Client({ name: 'tabwright-soak', version: '0' });
   await client.connect(transport);
   const call = async ([name, args]: [string, Json]): Promise<string> => {
-    const r = (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as ToolReply;
+    const r = (await client.callTool({ name, arguments: args }, undefined, {
+      timeout: 2 * DEADLINE_MS + 5000,
+    })) as ToolReply;
     if (r.isError) throw new StepError(`${name}: ${textOf(r).slice(0, 300)}`);
     return textOf(r);
   };

@@ -65,6 +65,8 @@ export interface PhaseResult {
   afterCloseTreeMb: number;
   afterCloseCounts?: EngineCounts;
   errors: number;
+  /** Errors that are a deadline passing (the machine too slow for it), a subset of `errors`. */
+  timeouts: number;
   errorExamples: string[];
   calls: number;
   /** Tree PSS at the end against just after warm-up (means of two samples each): 0.05 = 5 % more. */
@@ -441,6 +443,9 @@ async function runPhase(
     afterCloseTreeMb: after.treeMb,
     afterCloseCounts: afterCounts,
     errors: errored.length,
+    timeouts: errored.filter((c) =>
+      /did not finish within|not all of .* held within|ACTION_TIMEOUT|timed? ?out/i.test(c.error ?? ''),
+    ).length,
     errorExamples: [...new Set(errored.map((c) => `${c.door} ${c.op}: ${c.error}`))].slice(0, 10),
     calls: calls.length,
     growth: baseMb !== undefined && lastMb !== undefined ? (lastMb - baseMb) / baseMb : Number.NaN,
@@ -480,7 +485,8 @@ function printSample(name: string, s: Sample, log: (l: string) => void): void {
 
 export function summarize(r: PhaseResult, log: (l: string) => void): void {
   log(`== ${r.name}`);
-  log(`calls ${r.calls}, errors ${r.errors}`);
+  const timeouts = r.errorExamples.length ? r.timeouts : 0;
+  log(`calls ${r.calls}, errors ${r.errors} (of which deadline timeouts: ${timeouts})`);
   for (const e of r.errorExamples) log(`  error: ${e}`);
   log(`PSS growth after warm-up: ${(r.growth * 100).toFixed(1)} % (target < 10 %)`);
   log(`p95 last window / second window: ${r.p95Ratio.toFixed(2)} (target <= 1.20)`);
