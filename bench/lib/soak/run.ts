@@ -1,5 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +6,7 @@ import type { ProviderClient } from '../../../src/conformance/client.js';
 import type { EngineCounts } from '../../../src/engine/engine-stats.js';
 import { CORPUS_ROOT, type FixtureServer, startFixtureServer } from '../../../test/helpers/fixture-server.js';
 import { spawnProvider } from '../../../test/helpers/provider.js';
+import { spawnServe } from '../../../test/helpers/serve.js';
 import { playwrightMcpTransport } from '../playwright-mcp.js';
 import { percentile } from '../stats.js';
 import {
@@ -177,42 +176,6 @@ interface Target {
   stop(): Promise<void>;
 }
 
-async function spawnServe(
-  home: string,
-  origin: string,
-  statsFile: string,
-): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    ['bin/tabwright.js', 'serve', '--port', '0', '--allow-origin', origin, '--min-free-mb', '0'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TABWRIGHT_HOME: home, TABWRIGHT_LOG: 'error', TABWRIGHT_STATS_FILE: statsFile },
-    },
-  );
-  child.stderr?.resume();
-  let out = '';
-  child.stdout?.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (d: string) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`tabwright serve exited early (${code}): ${out}`)));
-  });
-  return { url, child };
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(t);
-}
-
 function readCounts(file: string): EngineCounts | undefined {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as EngineCounts;
@@ -229,16 +192,21 @@ async function oursTarget(doors: DoorName[], home: string, fx: FixtureServer): P
   let provider: ProviderClient | undefined;
   if (doors.includes('http') || doors.includes('mcp')) {
     const statsFile = join(home, 'serve-counts.json');
-    const s = await spawnServe(home, fx.url, statsFile);
+    const s = await spawnServe(home, ['--allow-origin', fx.url, '--min-free-mb', '0'], {
+      TABWRIGHT_LOG: 'error',
+      TABWRIGHT_STATS_FILE: statsFile,
+      NODE_OPTIONS: '--expose-gc',
+    });
     serveUrl = s.url;
     roots.push(() => s.child.pid);
-    stops.push(() => stopChild(s.child));
+    stops.push(() => s.close());
     countFiles.push(statsFile);
   }
   if (doors.includes('provider')) {
     const statsFile = join(home, 'provider-counts.json');
     const p = spawnProvider(home, [], {
       TABWRIGHT_STATS_FILE: statsFile,
+      NODE_OPTIONS: '--expose-gc',
       TABWRIGHT_LOG: 'error',
       TABWRIGHT_MIN_FREE_MB: '0',
     });
@@ -335,7 +303,7 @@ async function runPhase(
   const idle = treeMemory(target.roots());
   const idleTypes = processTypes(target.roots());
   log(
-    `[${target.name}] idle: tree ${idle.treeMb.toFixed(0)} MB (node ${idle.nodeMb.toFixed(0)} MB, ${idle.processes} processes)`,
+    `[${target.name}] idle: tree ${idle.treeMb.toFixed(0)} MB (node ${idle.nodeMb.toFixed(0)} MB, ${idle.processes} processes); ${countsLine(await target.counts())}`,
   );
 
   const calls: Call[] = [];
