@@ -97,6 +97,7 @@ export async function providerSession(
       client_session_id: name,
       isolation: 'per_session',
       allowed_origins: [origin],
+      timeout_ms: DEADLINE_MS,
     })
   ).session_id as string;
   return {

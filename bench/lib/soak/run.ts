@@ -290,15 +290,22 @@ async function runPhase(
   const pages = corpusPages();
   const leftovers: string[] = [];
   // Idle: the process(es) with their browser launched by a first session, which is closed again.
-  const warm = await target.open(0);
-  await warm.session.open(`${fx.url}/corpus/apps/todomvc-react/index.html`);
-  await warm.session.close();
-  if (o.doors.length > 1 && target.name.startsWith('tabwright')) {
-    for (let i = 1; i < o.doors.length; i++) {
-      const w = await target.open(i);
-      await w.session.close();
+  // A browser launch on a starved machine can miss its deadline: the warm-up tries three times.
+  const warmUp = async (i: number, url?: string) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const w = await target.open(i);
+        if (url) await w.session.open(url);
+        await w.session.close();
+        return;
+      } catch (err) {
+        if (attempt === 3) throw err;
+        log(`[${target.name}] warm-up ${i}: ${String(err).slice(0, 200)}; again`);
+      }
     }
-  }
+  };
+  await warmUp(0, `${fx.url}/corpus/apps/todomvc-react/index.html`);
+  if (target.name.startsWith('tabwright')) for (let i = 1; i < o.doors.length; i++) await warmUp(i);
   await sleep(2000);
   const idle = treeMemory(target.roots());
   const idleTypes = processTypes(target.roots());
