@@ -27,7 +27,7 @@ export interface RefTarget {
  * are forgotten: a forgotten ref is reported stale (its number was issued: see `issued`), never
  * recycled, so a session that runs for hours keeps a bounded table.
  */
-export const MAX_REFS = 20_000;
+export const MAX_REFS = 10_000;
 
 class RefRegistry {
   private counter = 0;
