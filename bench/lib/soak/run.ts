@@ -437,6 +437,8 @@ function processTypes(roots: number[]): string[] {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       type = /--type=([a-z-]+)/.exec(cmd)?.[1] ?? (/chrom/i.test(cmd) ? 'browser' : 'node');
+      const sub = /--utility-sub-type=([\w.]+)/.exec(cmd)?.[1];
+      if (sub) type += ` ${sub}`;
     } catch {
       type = 'gone';
     }
