@@ -1,5 +1,7 @@
+import { renameSync, writeFileSync } from 'node:fs';
 import type { Backend } from '../backends/backend.js';
 import { ChromiumBackend } from '../backends/chromium/chromium-backend.js';
+import { admissionFromEnv } from '../engine/admission.js';
 import { Engine, type EngineOptions } from '../engine/engine.js';
 
 /**
@@ -15,8 +17,42 @@ export function defaultBackends(): Backend[] {
   return [new ChromiumBackend()];
 }
 
+/**
+ * The engine of a command. Back-pressure limits not given come from TABWRIGHT_MAX_SESSIONS /
+ * TABWRIGHT_MIN_FREE_MB (every command); TABWRIGHT_STATS_FILE makes the process write its engine
+ * counts there every second (bench/soak.ts reads them for the doors that have no health endpoint).
+ */
 export function createEngine(settings: EngineSettings = {}): Engine {
-  return new Engine({ ...settings, backends: defaultBackends() });
+  const admission = { ...admissionFromEnv(), ...settings.admission };
+  const engine = new Engine({ ...settings, admission, backends: defaultBackends() });
+  const statsFile = process.env.TABWRIGHT_STATS_FILE;
+  if (statsFile) writeCountsEvery(engine, statsFile, 1000);
+  return engine;
+}
+
+function writeCountsEvery(engine: Engine, file: string, ms: number): void {
+  const write = () => {
+    try {
+      // With --expose-gc (the soak benchmark sets it), an idle engine's heap is read after a full
+      // collection: what is still held once every session closed, not garbage not yet collected.
+      const gc = (globalThis as { gc?: () => void }).gc;
+      if (gc && engine.sessions().length === 0) gc();
+      writeFileSync(
+        `${file}.tmp`,
+        JSON.stringify({
+          at: Date.now(),
+          pid: process.pid,
+          heap_used_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+          ...engine.counts(),
+        }),
+      );
+      renameSync(`${file}.tmp`, file);
+    } catch {
+      // A benchmark's aid: never a reason to fail the command.
+    }
+  };
+  setInterval(write, ms).unref();
+  write();
 }
 
 /** Makes engines with the same backends (a door that needs a second engine, e.g. a headed one). */

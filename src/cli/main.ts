@@ -1,11 +1,22 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { VERSION } from '../version.js';
-import { runDoctor } from './doctor.js';
 
 function port(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new InvalidArgumentError('must be an integer from 0 to 65535');
+  return n;
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be an integer of at least 1');
+  return n;
+}
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be an integer of at least 0');
   return n;
 }
 
@@ -31,6 +42,16 @@ program
   .option(
     '--allow-file-urls',
     'let the agent open and fetch file: URLs (off: refused, local files stay local)',
+  )
+  .option(
+    '--max-sessions <n>',
+    'refuse a new session (retryable) while this many are open (default: $TABWRIGHT_MAX_SESSIONS, no limit)',
+    positiveInt,
+  )
+  .option(
+    '--min-free-mb <mib>',
+    'refuse a new session (retryable) while the machine has less memory available (default: $TABWRIGHT_MIN_FREE_MB, 256; 0 = never)',
+    nonNegativeInt,
   )
   .action(async (opts: Parameters<typeof import('./serve.js').runServe>[0]) => {
     const { runServe } = await import('./serve.js');
@@ -111,7 +132,8 @@ program
   .command('doctor')
   .description('report browsers, versions, the profile root and writable directories')
   .option('--json', 'print JSON instead of text')
-  .action((opts: { json?: boolean }) => {
+  .action(async (opts: { json?: boolean }) => {
+    const { runDoctor } = await import('./doctor.js');
     process.exitCode = runDoctor(opts);
   });
 

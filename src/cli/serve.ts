@@ -6,6 +6,7 @@ import type { Engine } from '../engine/engine.js';
 import { log } from '../engine/log.js';
 import { OriginPolicy } from '../engine/policy.js';
 import { createEngine, SHUTDOWN_GRACE_MS } from './compose.js';
+import { HEALTH_PATH, healthRoutes } from './health.js';
 
 export interface ServeOptions {
   host: string;
@@ -17,6 +18,10 @@ export interface ServeOptions {
   allowOrigin?: string[];
   /** Let tasks open and fetch file: URLs (EngineOptions.allowFileUrls). */
   allowFileUrls?: boolean;
+  /** Back-pressure: sessions held at once (default $TABWRIGHT_MAX_SESSIONS, else no limit). */
+  maxSessions?: number;
+  /** Back-pressure: refuse new sessions below this much available memory, MiB (default $TABWRIGHT_MIN_FREE_MB, else 256). */
+  minFreeMb?: number;
 }
 
 /**
@@ -41,7 +46,7 @@ export function mcpOverHttp(engine: Engine, allowedOrigins: string[] | undefined
 export function startServer(engine: Engine, opts: HttpServerOptions = {}): Promise<HttpServer> {
   return startHttpServer(engine, {
     ...opts,
-    mounts: [...(opts.mounts ?? []), mcpOverHttp(engine, opts.allowedOrigins)],
+    mounts: [...(opts.mounts ?? []), mcpOverHttp(engine, opts.allowedOrigins), healthRoutes(engine)],
   });
 }
 
@@ -51,7 +56,15 @@ export function startServer(engine: Engine, opts: HttpServerOptions = {}): Promi
  */
 export async function runServe(opts: ServeOptions): Promise<void> {
   const token = opts.token ?? (process.env.TABWRIGHT_TOKEN || undefined);
-  const engine = createEngine({ headless: !opts.headed, allowFileUrls: opts.allowFileUrls === true });
+  const admission = {
+    ...(opts.maxSessions !== undefined && { maxSessions: opts.maxSessions }),
+    ...(opts.minFreeMb !== undefined && { minFreeMemoryMb: opts.minFreeMb }),
+  };
+  const engine = createEngine({
+    headless: !opts.headed,
+    allowFileUrls: opts.allowFileUrls === true,
+    admission,
+  });
   let server: HttpServer;
   try {
     // TABWRIGHT_UPLOAD_* / TABWRIGHT_OCR_* (files-config.ts); a bad value stops the server with the reason.
@@ -72,7 +85,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   const auth = token ? ` -H 'authorization: Bearer $TABWRIGHT_TOKEN'` : '';
   const example = `curl -s -X POST ${server.url}/playwright/command -H 'content-type: application/json'${auth} -d '{"method":"start"}'`;
   process.stdout.write(`tabwright serve listening on ${server.url}\n`);
-  process.stdout.write(`health: curl -s ${server.url}/playwright/health\n`);
+  process.stdout.write(`health: curl -s ${server.url}${HEALTH_PATH}  (sessions, memory, limits)\n`);
   process.stdout.write(`try:    ${example}\n`);
   if (token) process.stdout.write(`auth:   send "Authorization: Bearer <token>" with every request\n`);
   if (opts.allowOrigin?.length) process.stdout.write(`origins: only ${opts.allowOrigin.join(', ')}\n`);

@@ -52,6 +52,11 @@ export class PageConsole {
     if (this.entries.length > KEEP) this.entries.splice(0, this.entries.length - KEEP);
   }
 
+  /** Entries kept now (at most KEEP). */
+  get size(): number {
+    return this.entries.length;
+  }
+
   get lastSeq(): number {
     return this.seq;
   }

@@ -33,6 +33,9 @@ export interface DownloadStarted {
 
 const ids = new IdSource('dl');
 
+/** Download records kept per session (a bound for sessions that live for hours). */
+export const KEEP = 500;
+
 /** The downloads of one session, saved under `<home>/downloads/<session_id>/`. */
 export class SessionDownloads {
   private seq = 0;
@@ -43,6 +46,11 @@ export class SessionDownloads {
   private readonly claimed = new Set<string>();
 
   constructor(readonly dir: string) {}
+
+  /** Records kept now (at most KEEP, oldest finished ones dropped first). */
+  get size(): number {
+    return this.records.length;
+  }
 
   /** Starts saving the downloads a page begins. */
   watch(page: Page): void {
@@ -66,6 +74,7 @@ export class SessionDownloads {
       finished_at: null,
     };
     this.records.push(rec);
+    this.trim();
     this.emit(rec);
     log.info({ download_id: rec.download_id, url: rec.url, path }, 'download started');
     const done = (state: 'completed' | 'failed', error: string | null) => {
@@ -85,6 +94,23 @@ export class SessionDownloads {
       () => done('completed', null),
       async (err: unknown) => done('failed', (await d.failure().catch(() => null)) ?? firstLine(String(err))),
     );
+  }
+
+  /** Keeps the last KEEP records: the oldest finished ones go first (their files stay on disk). */
+  private trim(): void {
+    let excess = this.records.length - KEEP;
+    for (let i = 0; excess > 0 && i < this.records.length; ) {
+      const r = this.records[i]!;
+      if (r.state === 'in_progress') {
+        i++;
+        continue;
+      }
+      this.records.splice(i, 1);
+      this.claimed.delete(r.download_id);
+      // A saved file keeps its name taken on disk (reservePath checks); a failed one frees it.
+      this.reserved.delete(r.path);
+      excess--;
+    }
   }
 
   private emit(rec: DownloadRecord): void {

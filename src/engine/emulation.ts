@@ -56,7 +56,7 @@ export async function emulateSession(session: Session, settings: ContextEmulatio
     }
   }
   session.assertAlive();
-  await Promise.race([session.context.emulate(settings), session.deathGuard()]);
+  await session.guarded(session.context.emulate(settings));
 }
 
 /** The page printed to PDF (headless Chromium only). */

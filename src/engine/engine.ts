@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Backend, BackendBrowser, BrowserFamily } from '../backends/backend.js';
+import { type AdmissionLimits, checkAdmission } from './admission.js';
 import { Deadline, type OperationOptions } from './deadline.js';
 import { collectDiagnostics, type Diagnostics } from './diagnostics.js';
 import { type DialogPolicyInput, parseDialogPolicy } from './dialogs.js';
+import { countSessions, type EngineCounts } from './engine-stats.js';
 import { TabwrightError } from './errors.js';
 import { profileDir, tabwrightHome } from './home.js';
 import { HumanInputStore } from './human-input.js';
@@ -32,6 +34,8 @@ export interface EngineOptions {
    * agent that reads local files can send them anywhere). The doors' --allow-file-urls flag.
    */
   allowFileUrls?: boolean;
+  /** Back-pressure (admission.ts): a session limit and a free-memory floor for new sessions. */
+  admission?: AdmissionLimits;
 }
 
 const DIAGNOSTICS_TTL_MS = 5 * 60_000;
@@ -77,6 +81,10 @@ export class Engine {
   /** The shared browser of ephemeral sessions, per family. */
   private readonly shared = new Map<BrowserFamily, Promise<BackendBrowser>>();
   private closing = false;
+  /** Back-pressure limits (admission.ts). */
+  readonly admission: AdmissionLimits;
+  /** Sessions being created now: they count against the session limit. */
+  private starting = 0;
 
   constructor(opts: EngineOptions) {
     if (!opts?.backends?.length)
@@ -88,6 +96,12 @@ export class Engine {
     this.executablePath = opts.executablePath;
     this.extraArgs = opts.extraArgs ?? [];
     this.allowFileUrls = opts.allowFileUrls ?? false;
+    this.admission = opts.admission ?? {};
+  }
+
+  /** What the engine holds now (engine-stats.ts): sessions, pages, logs, refs, Node's handles. */
+  counts(): EngineCounts {
+    return countSessions(this.sessions(), this.humanInput.size);
   }
 
   /** The browser families this engine can drive, the default first. */
@@ -166,11 +180,17 @@ export class Engine {
     if (this.closing)
       throw new TabwrightError('not_ready', 'The engine is shutting down; start a new process.');
     const deadline = Deadline.from(opts);
+    checkAdmission(this.admission, this.sessionsById.size + this.starting);
     const policy = OriginPolicy.parse(req.policy);
     const dialogPolicy = req.dialogs === undefined ? undefined : parseDialogPolicy(req.dialogs);
     const kind: SessionKind = req.kind ?? 'ephemeral';
     if (policy.restricted && (kind === 'attach' || kind === 'remote')) throw policyNeedsLaunch(kind);
+    this.starting++;
     const work = this.createSession(req, kind, policy, deadline);
+    work.then(
+      () => this.starting--,
+      () => this.starting--,
+    );
     const session = await Promise.race([work, deadline.expired()]).catch((err) => {
       // A session that arrives after the caller gave up must not leak.
       work.then((s) => s.close()).catch(() => {});

@@ -70,7 +70,7 @@ export async function setHttpCredentials(
 ): Promise<HttpCredentialsScope> {
   session.assertAlive();
   if (input === null) {
-    await Promise.race([session.context.setHttpCredentials(null), session.deathGuard()]);
+    await session.guarded(session.context.setHttpCredentials(null));
     return { origins: [] };
   }
   if (typeof input.username !== 'string' || input.username === '' || /[:\r\n]/.test(input.username))
@@ -81,6 +81,6 @@ export async function setHttpCredentials(
   const { username, password } = input;
   const list: HttpCredential[] =
     origins === null ? [{ username, password }] : origins.map((origin) => ({ username, password, origin }));
-  await Promise.race([session.context.setHttpCredentials(list), session.deathGuard()]);
+  await session.guarded(session.context.setHttpCredentials(list));
   return { origins };
 }

@@ -146,6 +146,11 @@ export function questionAnswers(rec: HumanInputRecord): QuestionAnswer[] {
 export class HumanInputStore {
   private seq = 0;
   private readonly records = new Map<string, HumanInputRecord>();
+
+  /** Records kept now (pending ones, and at most KEEP_FINISHED finished ones). */
+  get size(): number {
+    return this.records.size;
+  }
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly events = new EventEmitter();
 

@@ -81,6 +81,11 @@ export class NetworkLog {
   private readonly entries: RequestEntry[] = [];
   private readonly byKey = new WeakMap<object, RequestEntry>();
   private readonly bodies = new Map<string, string>();
+
+  /** What the log holds now (bounded by MAX_ENTRIES and MAX_BODIES): for the engine's counts. */
+  get size(): { entries: number; bodies: number } {
+    return { entries: this.entries.length, bodies: this.bodies.size };
+  }
   private readonly listeners = new Set<(e: RequestEntry) => void>();
   recording: boolean;
   readonly recordedSince: number;

@@ -27,7 +27,15 @@ export class PageQueue {
     return this.depth;
   }
 
-  async enqueue<T>(op: QueuedOperation<T>, deadline: Deadline, guard?: () => Promise<never>): Promise<T> {
+  /**
+   * `guard` wraps the running work so that it fails at once when the page or its browser goes away
+   * (Session.guarded, FailSignal.race: nothing stays registered once the work settles).
+   */
+  async enqueue<T>(
+    op: QueuedOperation<T>,
+    deadline: Deadline,
+    guard?: (work: Promise<T>) => Promise<T>,
+  ): Promise<T> {
     const previous = this.tail;
     let release!: () => void;
     this.tail = new Promise<void>((resolve) => {
@@ -46,9 +54,7 @@ export class PageQueue {
         () => release(),
         () => release(),
       );
-      const racers: Promise<T>[] = [work, expired];
-      if (guard) racers.push(guard());
-      return await Promise.race(racers);
+      return await Promise.race([guard ? guard(work) : work, expired]);
     } catch (err) {
       if (!started) {
         // Never ran: release our slot once the previous op is done, so order is kept.

@@ -8,6 +8,7 @@ import { Deadline, type OperationOptions } from './deadline.js';
 import { type DialogRecord, PageDialogs } from './dialogs.js';
 import type { DownloadStarted } from './downloads.js';
 import { TabwrightError } from './errors.js';
+import { FailSignal } from './fail-signal.js';
 import { PageFileChoosers } from './file-choosers.js';
 import { type FrameInfo, pageFrames } from './frames.js';
 import { NetworkActivity } from './network-activity.js';
@@ -57,7 +58,8 @@ export class Page {
   readonly queue = new PageQueue();
   private closedReason: 'closed' | 'crashed' | undefined;
   /** Rejects (page_not_found, reason crashed) when the renderer crashes: operations in flight fail at once. */
-  private readonly crashGuard: Promise<never>;
+  /** Fails the page's pending calls when its renderer crashes (fail-signal.ts). */
+  private readonly crash = new FailSignal();
   private lastTitle = '';
 
   /** JavaScript dialogs of this page, answered by the session's dialog policy or held for the caller. */
@@ -81,14 +83,11 @@ export class Page {
     this.fileChoosers = new PageFileChoosers(this);
     session.downloads.watch(this);
     session.requests.watch(this);
-    this.crashGuard = new Promise<never>((_, reject) => {
-      // Registered before onClose (which a crash fires too), so the reason is "crashed".
-      backend.onCrash(() => {
-        this.closedReason = 'crashed';
-        reject(this.unusable());
-      });
+    // Registered before onClose (which a crash fires too), so the reason is "crashed".
+    backend.onCrash(() => {
+      this.closedReason = 'crashed';
+      this.crash.fail(this.unusable());
     });
-    this.crashGuard.catch(() => {});
     backend.onClose(() => {
       this.closedReason ??= 'closed';
       session.forgetPage(this);
@@ -148,8 +147,8 @@ export class Page {
   ): Promise<T> {
     const deadline = Deadline.from(opts);
     this.assertUsable();
-    return await this.queue.enqueue({ name, kind, run: fn }, deadline, () =>
-      Promise.race([this.session.deathGuard(), this.crashGuard]),
+    return await this.queue.enqueue({ name, kind, run: fn }, deadline, (work) =>
+      this.session.guarded(this.crash.race(work)),
     );
   }
 

@@ -10,6 +10,7 @@ import {
 } from './dialogs.js';
 import { type DownloadRecord, SessionDownloads } from './downloads.js';
 import { TabwrightError } from './errors.js';
+import { FailSignal } from './fail-signal.js';
 import {
   type HttpCredentialsInput,
   type HttpCredentialsScope,
@@ -84,7 +85,8 @@ export class Session {
   private readonly pagesByBackend = new Map<BackendPage, Page>();
   private closed = false;
   private browserGone = false;
-  private deathListeners: ((err: TabwrightError) => void)[] = [];
+  /** Fails the session's pending calls when its browser dies or it closes (fail-signal.ts). */
+  private readonly death = new FailSignal();
   activePageId: string | null = null;
   /** Enforces `policy` on the context's requests (see network-policy.ts). */
   readonly network: NetworkPolicy;
@@ -134,8 +136,7 @@ export class Session {
     void this.proxy?.close();
     if (this.closed) return;
     log.warn({ session_id: this.id, kind: this.kind }, 'browser disconnected; session is dead');
-    const err = this.notRunning();
-    for (const l of this.deathListeners.splice(0)) l(err);
+    this.death.fail(this.notRunning());
   }
 
   private notRunning(): TabwrightError {
@@ -158,12 +159,27 @@ export class Session {
     }
   }
 
-  /** A promise that rejects when the browser dies: raced against every page operation. */
+  /**
+   * A promise that rejects when the browser dies. Its listener stays until then: for a call that
+   * can use a plain race, prefer guarded(), which keeps nothing once the call settles.
+   */
   deathGuard(): Promise<never> {
-    return new Promise((_, reject) => {
-      if (this.browserGone) reject(this.notRunning());
-      else this.deathListeners.push(reject);
-    });
+    if (this.browserGone) return Promise.reject(this.notRunning());
+    return this.death.rejection();
+  }
+
+  /** `work`, failed at once with browser_not_running if the browser dies first (session_not_found on close). */
+  guarded<T>(work: Promise<T>): Promise<T> {
+    if (this.browserGone) {
+      work.catch(() => {});
+      return Promise.reject(this.notRunning());
+    }
+    return this.death.race(work);
+  }
+
+  /** Calls waiting on the session's death guard now: bounded by the calls in flight. */
+  get pendingGuards(): number {
+    return this.death.size;
   }
 
   /** Registers a backend page (ours, or opened by the page) and returns its engine Page. */
@@ -247,7 +263,7 @@ export class Session {
     this.assertAlive();
     // A refused URL fails before a tab is opened for it.
     if (opts?.url) navigationTarget(opts.url, this);
-    const bp = await Promise.race([this.context.newPage(), this.deathGuard()]);
+    const bp = await this.guarded(this.context.newPage());
     const page = this.adoptSync(bp, null);
     if (opts?.activate !== false) this.activePageId = page.id;
     if (opts?.url) await page.open(opts.url, 'load', opts);
@@ -293,7 +309,7 @@ export class Session {
   /** Cookies of the session's browser context, optionally only those sent to `urls`. */
   async cookies(opts: { urls?: string[] } = {}): Promise<Cookie[]> {
     this.assertAlive();
-    return Promise.race([this.context.cookieJar.cookies(opts.urls), this.deathGuard()]);
+    return this.guarded(this.context.cookieJar.cookies(opts.urls));
   }
 
   /** Adds cookies; each needs name, value and either url or domain + path. */
@@ -317,12 +333,12 @@ export class Session {
         );
       }
     }
-    await Promise.race([this.context.cookieJar.addCookies(cookies), this.deathGuard()]);
+    await this.guarded(this.context.cookieJar.addCookies(cookies));
   }
 
   async clearCookies(): Promise<void> {
     this.assertAlive();
-    await Promise.race([this.context.cookieJar.clearCookies(), this.deathGuard()]);
+    await this.guarded(this.context.cookieJar.clearCookies());
   }
 
   /** The session's downloads, oldest first, optionally after a seq. */
@@ -363,13 +379,11 @@ export class Session {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const l of this.deathListeners.splice(0)) {
-      l(
-        new TabwrightError('session_not_found', `Session ${this.id} was closed.`, {
-          details: { session_id: this.id },
-        }),
-      );
-    }
+    this.death.fail(
+      new TabwrightError('session_not_found', `Session ${this.id} was closed.`, {
+        details: { session_id: this.id },
+      }),
+    );
     try {
       await this.closeBrowserSide();
     } finally {

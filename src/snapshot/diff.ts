@@ -40,6 +40,12 @@ interface Baseline {
 
 const baselines = new WeakMap<Page, Map<string, Baseline>>();
 
+/**
+ * Baselines kept per page (one per scope and option set, the most recently used): each holds a
+ * whole model, so a caller that snapshots many scopes must not make a page hold them all.
+ */
+export const MAX_BASELINES = 8;
+
 function signature(n: SnapshotNode, o: RenderOptions): string {
   let s = nodeLine({ ...n, text: undefined }, o, true);
   const texts: string[] = [];
@@ -78,7 +84,10 @@ export function diffAndRemember(
     baselines.set(page, perPage);
   }
   const prevBase = perPage.get(scopeKey);
+  // Re-inserted, so the Map's order is least recently used first.
+  perPage.delete(scopeKey);
   perPage.set(scopeKey, { docs, model: root });
+  if (perPage.size > MAX_BASELINES) perPage.delete(perPage.keys().next().value as string);
   if (!prevBase) return { full: true, reason: 'no_previous' };
   if (prevBase.docs.split(',')[0] !== docs.split(',')[0]) return { full: true, reason: 'navigation' };
   if (!wantDiff) return { full: true, reason: 'no_previous' };

@@ -18,7 +18,16 @@ export interface RefTarget {
   frameId: string;
   doc: string;
   id: number;
+  /** The registry's key while the ref is live (dropped with it when the table is trimmed). */
+  key?: string;
 }
+
+/**
+ * Refs a session remembers (live ones and tombstones of replaced documents). Past this the oldest
+ * are forgotten: a forgotten ref is reported stale (its number was issued: see `issued`), never
+ * recycled, so a session that runs for hours keeps a bounded table.
+ */
+export const MAX_REFS = 10_000;
 
 class RefRegistry {
   private counter = 0;
@@ -31,9 +40,28 @@ class RefRegistry {
     if (!ref) {
       ref = `e${++this.counter}`;
       this.byKey.set(key, ref);
-      this.byRef.set(ref, { ref, pageId, frameId, doc, id });
+      this.byRef.set(ref, { ref, pageId, frameId, doc, id, key });
+      if (this.byRef.size > MAX_REFS) this.forgetOldest(this.byRef.size - MAX_REFS);
     }
     return ref;
+  }
+
+  /** Refs (live and stale) remembered now: at most MAX_REFS. */
+  get size(): number {
+    return this.byRef.size;
+  }
+
+  /** Whether `ref` was ever handed out in this session (a forgotten one was). */
+  issued(ref: string): boolean {
+    return Number(ref.slice(1)) <= this.counter;
+  }
+
+  private forgetOldest(n: number): void {
+    for (const [ref, t] of this.byRef) {
+      if (n-- <= 0) break;
+      this.byRef.delete(ref);
+      if (t.key !== undefined && this.byKey.get(t.key) === ref) this.byKey.delete(t.key);
+    }
   }
 
   lookup(ref: string): RefTarget | undefined {
@@ -47,7 +75,7 @@ class RefRegistry {
       if (t && t.pageId === pageId && t.frameId === frameId && t.doc !== keepDoc) {
         this.byKey.delete(key);
         // The ref stays known as stale: keep a tombstone.
-        this.byRef.set(ref, { ...t, doc: `gone:${t.doc}` });
+        this.byRef.set(ref, { ...t, doc: `gone:${t.doc}`, key: undefined });
       }
     }
   }
@@ -83,7 +111,10 @@ export function targetOf(page: Page, ref: string): { target: RefTarget; frame: B
       { details: { field: 'element_ref' } },
     );
   }
-  const target = registryOf(page.session).lookup(ref);
+  const registry = registryOf(page.session);
+  const target = registry.lookup(ref);
+  if (!target && registry.issued(ref))
+    throw staleError(ref, `it is older than the last ${MAX_REFS} refs this session remembers`);
   if (!target) {
     throw new TabwrightError(
       'element_not_found',

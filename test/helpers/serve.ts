@@ -9,10 +9,14 @@ export interface ServeProcess {
   close(): Promise<void>;
 }
 
-export async function spawnServe(home: string, args: string[] = []): Promise<ServeProcess> {
+export async function spawnServe(
+  home: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ServeProcess> {
   const child = spawn(process.execPath, ['bin/tabwright.js', 'serve', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TABWRIGHT_HOME: home, TABWRIGHT_LOG: process.env.TABWRIGHT_LOG ?? 'warn' },
+    env: { ...process.env, TABWRIGHT_HOME: home, TABWRIGHT_LOG: process.env.TABWRIGHT_LOG ?? 'warn', ...env },
   });
   child.stderr?.resume();
   let out = '';

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { TabwrightError } from '../../engine/errors.js';
 import type {
   Backend,
@@ -11,7 +10,6 @@ import type {
   LaunchSettings,
   SetupProblem,
 } from '../backend.js';
-import { ChromiumBrowser, chromiumProxy } from './chromium-browser.js';
 import {
   CHROMIUM_INSTALL_COMMAND,
   chromiumVersion,
@@ -19,8 +17,15 @@ import {
   listChromiumCandidates,
   requireChromium,
 } from './discovery.js';
+import type { Driver } from './driver.js';
 import { chromiumFlags } from './flags.js';
-import { translatePlaywrightError } from './translate-error.js';
+
+let loading: Promise<Driver> | undefined;
+/** playwright-core and the wrappers over it, imported once, when a browser is first needed (driver.ts). */
+function driver(): Promise<Driver> {
+  loading ??= import('./driver.js');
+  return loading;
+}
 
 /** The Chromium backend, on playwright-core. */
 export class ChromiumBackend implements Backend {
@@ -60,6 +65,7 @@ export class ChromiumBackend implements Backend {
   }
 
   async launch(settings: LaunchSettings): Promise<BackendBrowser> {
+    const { chromium, ChromiumBrowser } = await driver();
     try {
       const browser = await chromium.launch({
         executablePath: settings.executablePath,
@@ -77,7 +83,7 @@ export class ChromiumBackend implements Backend {
       await wrapped.learnProcess(settings.workDir);
       return wrapped;
     } catch (err) {
-      throw launchFailure(err, settings.executablePath);
+      throw await launchFailure(err, settings.executablePath);
     }
   }
 
@@ -86,6 +92,7 @@ export class ChromiumBackend implements Backend {
     userDataDir: string,
     network: ContextNetworkOptions = {},
   ): Promise<{ browser: BackendBrowser; context: BackendContext }> {
+    const { chromium, ChromiumBrowser, chromiumProxy } = await driver();
     try {
       const context = await chromium.launchPersistentContext(userDataDir, {
         executablePath: settings.executablePath,
@@ -113,11 +120,12 @@ export class ChromiumBackend implements Backend {
           { details: { profile_dir: userDataDir } },
         );
       }
-      throw launchFailure(err, settings.executablePath);
+      throw await launchFailure(err, settings.executablePath);
     }
   }
 
   async attachCdp(endpoint: string, timeoutMs: number): Promise<BackendBrowser> {
+    const { chromium, ChromiumBrowser } = await driver();
     try {
       const browser = await chromium.connectOverCDP(endpoint, { timeout: timeoutMs });
       return new ChromiumBrowser(browser, 'cdp');
@@ -131,6 +139,7 @@ export class ChromiumBackend implements Backend {
   }
 
   async connectRemote(wsEndpoint: string, timeoutMs: number): Promise<BackendBrowser> {
+    const { chromium, ChromiumBrowser } = await driver();
     try {
       const browser = await chromium.connect(wsEndpoint, { timeout: timeoutMs });
       return new ChromiumBrowser(browser, 'remote');
@@ -156,7 +165,8 @@ function firstLineOf(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
 }
 
-function launchFailure(err: unknown, executablePath: string): TabwrightError {
+async function launchFailure(err: unknown, executablePath: string): Promise<TabwrightError> {
+  const { translatePlaywrightError } = await driver();
   const t = translatePlaywrightError(err, { operation: 'browser launch', browserAlive: true });
   return new TabwrightError(
     'browser_not_running',

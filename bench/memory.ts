@@ -1,0 +1,225 @@
+/**
+ * npm run bench:memory [-- --levels 1,8,32 --page wikipedia]
+ *
+ * Memory with one corpus page open per session, side by side with Playwright MCP: one
+ * `tabwright serve` (built: run `npm run build` first) with N isolated MCP sessions over /mcp,
+ * against N Playwright MCP processes (stdio, the same Chromium binary and flags), each session on
+ * the same page of ../shared/corpus/pages served from 127.0.0.1. The count ramps through the
+ * levels; at each, after the pages settle, PSS (/proc/<pid>/smaps_rollup) is summed over each
+ * side's process tree: the Node side (our one process; their N), the whole tree, and the
+ * renderers alone. The marginal cost of a session is set against a renderer's.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { availableMemory } from '../src/engine/engine-stats.js';
+import { startFixtureServer } from '../test/helpers/fixture-server.js';
+import { playwrightMcpTransport } from './lib/playwright-mcp.js';
+import { pssKb, treePids } from './lib/soak/tree.js';
+import { machine, median } from './lib/stats.js';
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+const LEVELS = (arg('levels') ?? '1,8,32').split(',').map(Number);
+const PAGE = arg('page') ?? 'wikipedia';
+const SETTLE_MS = 4000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Figures {
+  sessions: number;
+  nodeMb: number;
+  treeMb: number;
+  rendererMb: number[];
+  processes: number;
+}
+
+function isRenderer(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer');
+  } catch {
+    return false;
+  }
+}
+
+function measure(roots: number[], sessions: number): Figures {
+  const pids = treePids(roots);
+  const rootSet = new Set(roots);
+  let node = 0;
+  let tree = 0;
+  const renderers: number[] = [];
+  for (const pid of pids) {
+    const kb = pssKb(pid);
+    tree += kb;
+    if (rootSet.has(pid)) node += kb;
+    else if (isRenderer(pid)) renderers.push(kb / 1024);
+  }
+  return {
+    sessions,
+    nodeMb: node / 1024,
+    treeMb: tree / 1024,
+    rendererMb: renderers,
+    processes: pids.length,
+  };
+}
+
+async function connect(t: Transport): Promise<Client> {
+  const c = new Client({ name: 'tabwright-bench-memory', version: '0' });
+  await c.connect(t);
+  return c;
+}
+
+async function navigate(c: Client, tool: string, url: string): Promise<void> {
+  const r = (await c.callTool({ name: tool, arguments: { url } }, undefined, { timeout: 120_000 })) as {
+    isError?: boolean;
+    content?: { text?: string }[];
+  };
+  if (r.isError) throw new Error(`${tool}: ${r.content?.map((x) => x.text).join(' ')}`);
+}
+
+/** Opens sessions up to each level, in parallel batches of 4, and measures after the pages settle. */
+async function ramp(
+  name: string,
+  roots: () => number[],
+  open: () => Promise<Client>,
+  tool: string,
+  url: string,
+  log: (l: string) => void,
+  maxLevel = Number.POSITIVE_INFINITY,
+): Promise<{ figures: Figures[]; clients: Client[] }> {
+  const clients: Client[] = [];
+  const figures: Figures[] = [];
+  for (const level of LEVELS) {
+    if (level > maxLevel) break;
+    while (clients.length < level) {
+      const batch = Math.min(4, level - clients.length);
+      const opened = await Promise.all(
+        Array.from({ length: batch }, async () => {
+          const c = await open();
+          await navigate(c, tool, url);
+          return c;
+        }),
+      );
+      clients.push(...opened);
+    }
+    await sleep(SETTLE_MS);
+    const f = measure(roots(), level);
+    figures.push(f);
+    log(
+      `${name}: ${level} session(s): tree ${f.treeMb.toFixed(0)} MB, node ${f.nodeMb.toFixed(0)} MB, renderers ${f.rendererMb.length} (median ${median(f.rendererMb).toFixed(0)} MB, sum ${f.rendererMb.reduce((n, x) => n + x, 0).toFixed(0)} MB), ${f.processes} processes`,
+    );
+  }
+  return { figures, clients };
+}
+
+async function main(): Promise<void> {
+  const log = (l: string) => console.log(l);
+  log(`machine: ${machine()}; memory available at start: ${(availableMemory() / 2 ** 30).toFixed(1)} GiB`);
+  log(`page: corpus/pages/${PAGE}; levels: ${LEVELS.join(', ')}`);
+  const fx = await startFixtureServer();
+  const url = `${fx.url}/corpus/pages/${PAGE}/index.html`;
+  const home = mkdtempSync(join(tmpdir(), 'tabwright-bench-memory-'));
+  const rows: Record<string, Figures[]> = {};
+  try {
+    // Ours: one serve process, one isolated MCP session (own browser context) per agent.
+    const serve = spawn(
+      process.execPath,
+      ['bin/tabwright.js', 'serve', '--port', '0', '--allow-origin', fx.url, '--min-free-mb', '0'],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env: { ...process.env, TABWRIGHT_HOME: home, TABWRIGHT_LOG: 'error' },
+      },
+    );
+    let out = '';
+    serve.stdout.setEncoding('utf8');
+    const base = await new Promise<string>((resolve, reject) => {
+      serve.stdout.on('data', (d: string) => {
+        out += d;
+        const m = /listening on (http:\/\/\S+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      serve.once('exit', (c) => reject(new Error(`serve exited (${c}): ${out}`)));
+    });
+    await sleep(1000);
+    const idle = measure([serve.pid!], 0);
+    log(`tabwright: serve idle (no browser yet): node ${idle.nodeMb.toFixed(0)} MB`);
+    const ours = await ramp(
+      'tabwright',
+      () => [serve.pid!],
+      () => connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`))),
+      'navigate',
+      url,
+      log,
+    );
+    rows.tabwright = ours.figures;
+    for (const c of ours.clients) {
+      await (c.transport as StreamableHTTPClientTransport | undefined)?.terminateSession().catch(() => {});
+      await c.close();
+    }
+    const exited = once(serve, 'exit');
+    serve.kill('SIGTERM');
+    await exited;
+
+    // Theirs: one Playwright MCP process (and its browser) per agent.
+    // A Playwright MCP session costs a browser (≈ 350 MB here): keep 4 GiB for the machine's other work.
+    const fits = Math.floor((availableMemory() - 4 * 2 ** 30) / (350 * 2 ** 20));
+    if (fits < Math.max(...LEVELS))
+      log(`Playwright MCP: only levels up to ${fits} fit in the memory available now`);
+    const transports: StdioClientTransport[] = [];
+    const theirs = await ramp(
+      'Playwright MCP',
+      () => transports.map((t) => t.pid).filter((p): p is number => typeof p === 'number'),
+      () => {
+        const t = playwrightMcpTransport(home, ['--allowed-origins', fx.url]);
+        transports.push(t);
+        return connect(t);
+      },
+      'browser_navigate',
+      url,
+      log,
+      fits,
+    );
+    rows['Playwright MCP'] = theirs.figures;
+    await Promise.all(theirs.clients.map((c) => c.close().catch(() => {})));
+  } finally {
+    await fx.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+
+  log('');
+  log(
+    '| sessions | tabwright tree | Playwright MCP tree | ratio | tabwright Node | Playwright MCP Node (all processes) |',
+  );
+  log('|---|---|---|---|---|---|');
+  const o = rows.tabwright ?? [];
+  const t = rows['Playwright MCP'] ?? [];
+  for (let i = 0; i < LEVELS.length; i++) {
+    const a = o[i];
+    const b = t[i];
+    if (!a || !b) continue;
+    log(
+      `| ${a.sessions} | ${a.treeMb.toFixed(0)} MB | ${b.treeMb.toFixed(0)} MB | ${(a.treeMb / b.treeMb).toFixed(2)}× | ${a.nodeMb.toFixed(0)} MB | ${b.nodeMb.toFixed(0)} MB |`,
+    );
+  }
+  const marginal = (fs: Figures[]) => {
+    const first = fs[0];
+    const last = fs[fs.length - 1];
+    return first && last && last.sessions > first.sessions
+      ? (last.treeMb - first.treeMb) / (last.sessions - first.sessions)
+      : Number.NaN;
+  };
+  const renderer = (fs: Figures[]) => median(fs.flatMap((f) => f.rendererMb));
+  log('');
+  log(
+    `marginal cost of a session (first to last level): tabwright ${marginal(o).toFixed(0)} MB, Playwright MCP ${marginal(t).toFixed(0)} MB; the page's renderer (median PSS): ${renderer(o).toFixed(0)} MB / ${renderer(t).toFixed(0)} MB`,
+  );
+}
+
+await main();

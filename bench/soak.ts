@@ -1,0 +1,58 @@
+/**
+ * npm run bench:soak -- --sessions N --minutes M [--door http|mcp|provider[,…]] [--anchor] [--sample-seconds S]
+ *
+ * N concurrent agent sessions through doors' real transports (`tabwright serve`'s HTTP command API
+ * and /mcp, `tabwright provider` over stdio; run `npm run build` first), each looping a realistic
+ * step mix on the TodoMVC apps and ../shared/corpus/pages served from 127.0.0.1 (nothing leaves
+ * it: every door gets the fixture server as its only allowed origin). Every minute: per-door
+ * errors, p50/p95 per operation, PSS of the whole process tree (Node + browser), the engine's
+ * counts. At the end, after closing every session: is the tree back to its idle size, is any
+ * browser process, context or temporary profile directory left? With --anchor, the same for
+ * Playwright MCP (one process per session), after ours, for the same time.
+ */
+
+import { DOOR_NAMES, type DoorName, runSoak, summarize } from './lib/soak/run.js';
+import { machine } from './lib/stats.js';
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const sessions = Number(arg('sessions') ?? 4);
+const minutes = Number(arg('minutes') ?? 2);
+const doors = (arg('door') ?? 'mcp').split(',') as DoorName[];
+const sampleSeconds = Number(arg('sample-seconds') ?? 60);
+for (const d of doors) {
+  if (!DOOR_NAMES.includes(d)) {
+    console.error(`unknown door "${d}": use ${DOOR_NAMES.join(', ')} (comma-separated to mix)`);
+    process.exit(2);
+  }
+}
+if (!(sessions >= 1) || !(minutes > 0)) {
+  console.error('--sessions must be ≥ 1 and --minutes > 0');
+  process.exit(2);
+}
+
+console.log(`machine: ${machine()}`);
+console.log(
+  `soak: ${sessions} sessions × ${minutes} min through ${doors.join('+')}${process.argv.includes('--anchor') ? ', then Playwright MCP' : ''}; started ${new Date().toISOString()}`,
+);
+const results = await runSoak({
+  doors,
+  sessions,
+  durationMs: minutes * 60_000,
+  sampleMs: sampleSeconds * 1000,
+  anchor: process.argv.includes('--anchor'),
+});
+console.log('');
+for (const r of results) summarize(r, (l) => console.log(l));
+const [ours, theirs] = results;
+if (ours && theirs) {
+  const last = (r: typeof ours) => r.samples[r.samples.length - 1];
+  console.log(
+    `== ratio (last sample): tree PSS ${(last(ours)!.treeMb / last(theirs)!.treeMb).toFixed(2)}×, p95 ${(last(ours)!.p95 / last(theirs)!.p95).toFixed(2)}×`,
+  );
+}
+const failed = results.some((r) => r.errors > 0 || r.leftovers.length > 0);
+process.exitCode = failed ? 1 : 0;

@@ -1,0 +1,11 @@
+/**
+ * Everything of the Chromium backend that needs playwright-core, loaded on the first launch or
+ * attach (chromium-backend.ts): playwright-core is about half of a Node process's memory (≈ 49 MB
+ * PSS of ≈ 95 MB before any browser), so a command that never drives a browser (doctor, the js
+ * client, conformance, --help) or a provider before its first session does not pay for it.
+ */
+export { chromium } from 'playwright-core';
+export { ChromiumBrowser, chromiumProxy } from './chromium-browser.js';
+export { translatePlaywrightError } from './translate-error.js';
+
+export type Driver = typeof import('./driver.js');
