@@ -68,8 +68,12 @@ try {
 const names = tally(all, 'name');
 const roles = tally(all, 'role');
 console.log('');
-console.log(`names (${names.total} cases): tabwright ${pct(names, 'ours')}  chromium ${pct(names, 'chromium')}  playwright ${pct(names, 'playwright')}`);
-console.log(`roles (${roles.total} cases): tabwright ${pct(roles, 'ours')}  chromium ${pct(roles, 'chromium')}  playwright ${pct(roles, 'playwright')}`);
+console.log(
+  `names (${names.total} cases): tabwright ${pct(names, 'ours')}  chromium ${pct(names, 'chromium')}  playwright ${pct(names, 'playwright')}`,
+);
+console.log(
+  `roles (${roles.total} cases): tabwright ${pct(roles, 'ours')}  chromium ${pct(roles, 'chromium')}  playwright ${pct(roles, 'playwright')}`,
+);
 const behind = behindChromium(all);
 console.log(`\nwhere Chromium passes and we differ (${behind.length}):`);
 for (const b of behind) console.log(`  ${b}`);
