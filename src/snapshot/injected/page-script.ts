@@ -15,7 +15,23 @@ import type { PageCall, RawElement, RawStates, WalkError, WalkOptions, WalkResul
 
 type Out = (RawElement | string)[];
 
+/** Inside an svg, what makes it more than one image: focusable, linked or roled parts. */
+const SVG_WIDGETS =
+  '[tabindex], a[href], [role]:not([role="img"], [role="image"], [role="none"], [role="presentation"], [role="graphics-symbol"])';
+
 const SKIP_TAGS = new Set([
+  // SVG resources and metadata render nothing by themselves.
+  'defs',
+  'symbol',
+  'clipPath',
+  'mask',
+  'linearGradient',
+  'radialGradient',
+  'pattern',
+  'filter',
+  'marker',
+  'metadata',
+  'desc',
   'script',
   'style',
   'noscript',
@@ -351,7 +367,7 @@ function implicitRole(el: Element): string {
   switch (tag) {
     case 'a':
     case 'area':
-      return el.hasAttribute('href') ? 'link' : 'generic';
+      return el.hasAttribute('href') || el.hasAttribute('xlink:href') ? 'link' : 'generic';
     case 'button':
       return 'button';
     case 'input': {
@@ -976,6 +992,10 @@ function accName(el: Element, role: string): string {
   if (tag === 'svg') {
     const t = svgTitle(el);
     if (t) return t;
+  } else if (el instanceof SVGElement) {
+    // SVG-AAM: an element's <title> child names it.
+    const t = el.querySelector(':scope > title')?.textContent;
+    if (t?.trim()) return norm(t);
   }
   if (tag === 'button') {
     const l = labelsText(el);
@@ -1291,7 +1311,9 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
     ctx.outside++;
     return;
   }
-  if (tag === 'svg') {
+  // An svg is one image, unless it holds widgets of its own (the APG temperature slider's
+  // <g role="slider">, links): then it is walked like any container (SVG-AAM).
+  if (tag === 'svg' && !el.querySelector(SVG_WIDGETS)) {
     if (!visible) return;
     const name = accName(el, 'img');
     if (name || el.getAttribute('role') === 'img') {
