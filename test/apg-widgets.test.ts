@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from '../src/index.js';
-import type { NodeStates, SnapshotNode } from '../src/snapshot/index.js';
-import { walkModel } from '../src/snapshot/model.js';
+import { type NodeStates, type SnapshotNode, walkModel } from '../src/snapshot/model.js';
 import { engineTestEnv } from './helpers/engine.js';
 
 /**
