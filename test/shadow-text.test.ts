@@ -47,3 +47,19 @@ test('text waits, text reads and shadow-piercing selectors see open and closed s
   assert.equal(w.satisfied, true);
   await page.close();
 });
+
+test('a todo app built from shadow roots (closed footer): the counter-text wait flow', async () => {
+  const page = await session.newPage();
+  await page.open(`${server.url}/fixtures/shadow-text/todo.html`);
+  const todos = ['Buy milk', 'Walk dog', 'Write report'];
+  for (const [i, title] of todos.entries()) {
+    await page.act({ role: 'textbox', name: 'New todo', exact: true }, { action: 'fill', value: title });
+    await page.act({ role: 'textbox', name: 'New todo', exact: true }, { action: 'press', key: 'Enter' });
+    await page.wait({ text_present: `${i + 1} item${i === 0 ? '' : 's'} left` }, {}, { timeoutMs: 5000 });
+  }
+  await page.act({ role: 'checkbox', name: 'Toggle Buy milk', exact: true }, { action: 'click' });
+  await page.wait({ text_present: '2 items left' }, {}, { timeoutMs: 5000 });
+  await page.wait({ text_absent: '3 items left' }, {}, { timeoutMs: 5000 });
+  assert.equal(await ops.count.call(page, { selector: 'todo-app >>> todo-list >>> li' }), 3);
+  await page.close();
+});
