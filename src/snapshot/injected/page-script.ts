@@ -749,6 +749,44 @@ function isBlock(style: CSSStyleDeclaration): boolean {
   return !INLINE_DISPLAY.test(style.display);
 }
 
+/** Roles whose content Chromium leaves out of an ancestor's name from content (measured on 156). */
+const NOT_IN_CONTENT_NAMES = new Set([
+  'alert',
+  'alertdialog',
+  'application',
+  'article',
+  'banner',
+  'blockquote',
+  'complementary',
+  'contentinfo',
+  'dialog',
+  'document',
+  'feed',
+  'figure',
+  'form',
+  'grid',
+  'group',
+  'img',
+  'listbox',
+  'log',
+  'main',
+  'marquee',
+  'menu',
+  'menubar',
+  'navigation',
+  'note',
+  'radiogroup',
+  'region',
+  'search',
+  'status',
+  'table',
+  'tabpanel',
+  'timer',
+  'toolbar',
+  'tree',
+  'treegrid',
+]);
+
 /** How deep aria-labelledby references are being followed from inside a name from content. */
 let labelDepth = 0;
 
@@ -814,6 +852,9 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean, h
         parts.push(' ', label, ' ');
         return;
       }
+      // Containers that are not named from content add nothing to another element's name
+      // (Chromium: a link around an <article> or <figure> is not named by their text).
+      if (NOT_IN_CONTENT_NAMES.has(role) && tag !== 'img' && tag !== 'svg') return;
       // Embedded controls contribute their value.
       if (role === 'textbox' || role === 'searchbox') {
         if (isSecretEditable(el)) {
