@@ -1526,10 +1526,8 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   // Leaf-like roles: the name already says what the content says.
   if (LEAF_ROLES.has(role) || promoted || promotedFrom) {
     if (!children.some((k) => typeof k !== 'string' && hasInteractive(k))) {
-      const text = children
-        .map((k) => (typeof k === 'string' ? k : (k.name ?? k.text ?? '')))
-        .join(' ')
-        .trim();
+      // Nested nodes give their name, or else their own content (an <article> inside a link).
+      const text = kidsText(children, 100_000);
       children = [];
       if (text && text !== node.name && !(node.name ?? '').includes(text)) node.text = text;
     }
