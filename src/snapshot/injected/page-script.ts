@@ -964,6 +964,10 @@ function labelsText(el: Element): string | undefined {
   if (!labels || labels.length === 0) return undefined;
   const out: string[] = [];
   for (const l of Array.from(labels)) {
+    // A hidden label names nothing (display:none, hidden, visibility:hidden/collapse, aria-hidden):
+    // HTML-AAM and Chromium; the accname suite expects the opposite, we follow Chromium.
+    const st = styleOf(l);
+    if (st.display === 'none' || st.visibility !== 'visible' || l.closest('[aria-hidden="true"]')) continue;
     const visited = new Set<Element>([el]);
     out.push(contentText(l, visited, true));
   }
