@@ -356,7 +356,12 @@ function implicitRole(el: Element): string {
   switch (tag) {
     case 'a':
     case 'area':
-      return el.hasAttribute('href') || el.hasAttribute('xlink:href') ? 'link' : 'generic';
+      // An anchor with a click handler attribute is a link for Chromium too, href or not.
+      return el.hasAttribute('href') ||
+        el.hasAttribute('xlink:href') ||
+        (tag === 'a' && el.hasAttribute('onclick'))
+        ? 'link'
+        : 'generic';
     case 'button':
       return 'button';
     case 'input': {
