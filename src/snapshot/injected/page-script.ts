@@ -964,6 +964,16 @@ function contentTextHidden(el: Element, visited = new Set<Element>()): string {
   return contentText(el, visited, false, el.closest('[aria-hidden="true"]') !== null);
 }
 
+/** Has a <label> that is not hidden (see labelsText). */
+function hasShownLabel(el: Element): boolean {
+  return Array.from((el as HTMLInputElement).labels ?? []).some((l) => !labelHidden(l));
+}
+
+function labelHidden(l: Element): boolean {
+  const st = styleOf(l);
+  return st.display === 'none' || st.visibility !== 'visible' || l.closest('[aria-hidden="true"]') !== null;
+}
+
 function labelsText(el: Element): string | undefined {
   const labels = (el as HTMLInputElement).labels;
   if (!labels || labels.length === 0) return undefined;
@@ -971,8 +981,7 @@ function labelsText(el: Element): string | undefined {
   for (const l of Array.from(labels)) {
     // A hidden label names nothing (display:none, hidden, visibility:hidden/collapse, aria-hidden):
     // HTML-AAM and Chromium; the accname suite expects the opposite, we follow Chromium.
-    const st = styleOf(l);
-    if (st.display === 'none' || st.visibility !== 'visible' || l.closest('[aria-hidden="true"]')) continue;
+    if (labelHidden(l)) continue;
     const visited = new Set<Element>([el]);
     out.push(contentText(l, visited, true));
   }
@@ -1014,6 +1023,9 @@ function accName(el: Element, role: string): string {
     if (l) return l;
     const title = el.getAttribute('title');
     if (title?.trim()) return norm(title);
+    // A shown <label> that says nothing still labels the field: Chromium then names it "", not
+    // by its placeholder.
+    if (hasShownLabel(el)) return '';
     return norm(el.getAttribute('placeholder') ?? '');
   }
   if (tag === 'textarea' || tag === 'select' || tag === 'meter' || tag === 'progress' || tag === 'output') {
@@ -1021,6 +1033,9 @@ function accName(el: Element, role: string): string {
     if (l) return l;
     const title = el.getAttribute('title');
     if (title?.trim()) return norm(title);
+    // A shown <label> that says nothing still labels the field: Chromium then names it "", not
+    // by its placeholder.
+    if (hasShownLabel(el)) return '';
     return norm(el.getAttribute('placeholder') ?? '');
   }
   if (tag === 'img' || tag === 'area') {
