@@ -919,7 +919,7 @@ function transformed(node: Node): string {
   return text;
 }
 
-/** An svg's <title>, or the <title> of the symbol a <use> child points at. */
+/** An svg's <title>, the <title> of the symbol a <use> child points at, or its title attribute. */
 function svgTitle(svg: Element): string {
   const own = svg.querySelector(':scope > title');
   if (own?.textContent?.trim()) return norm(own.textContent);
@@ -930,7 +930,8 @@ function svgTitle(svg: Element): string {
     const t = target?.querySelector(':scope > title');
     if (t?.textContent?.trim()) return norm(t.textContent);
   }
-  return '';
+  // Its tooltip last (Chromium names a link around <svg title="Email"> "Email").
+  return norm(svg.getAttribute('title') ?? '');
 }
 
 function hasVisibleChild(el: Element): boolean {
