@@ -6,7 +6,9 @@
  *
  * Prints per page and in total: size ratio, latency ratios (median, p95),
  * interactive recall, text recall, and a fidelity report versus Chromium's own
- * accessibility tree (CDP Accessibility.getFullAXTree).
+ * accessibility tree (CDP Accessibility.getFullAXTree) both ways: our actionable
+ * elements as Chromium names them, and Chromium's interactive nodes (role + name)
+ * that our snapshot misses or names differently, listed per page.
  *
  * Usage: npm run bench:snapshot [-- --iterations 5] [-- --filter name] [-- --json out.json]
  */
@@ -101,6 +103,10 @@ interface PageRow {
   fidelityTotal: number;
   fidelityAgree: number;
   fidelityDiffs: string[];
+  /** Chromium's interactive nodes (role + name), and how many of them our snapshot has. */
+  chromiumTotal: number;
+  chromiumHit: number;
+  chromiumMisses: string[];
 }
 
 async function fidelity(
@@ -110,14 +116,17 @@ async function fidelity(
 ) {
   const cdp = await pw.context().newCDPSession(pw);
   const checked = elements.filter((e) => e.actionable && INTERACTIVE.has(e.role));
-  // Tag our elements so CDP can find them (after all measurements).
-  for (const e of checked) {
+  // Tag our elements so CDP can find them (after all measurements): every interactive one, so
+  // Chromium's own interactive nodes can be looked up among ours too.
+  for (const e of elements) {
     await page
       .evaluateRef(e.element_ref, '(el, ref) => el.setAttribute("data-tw-ref", ref)', e.element_ref)
       .catch(() => {});
   }
   const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as {
     nodes: {
+      nodeId: string;
+      parentId?: string;
       backendDOMNodeId?: number;
       role?: { value: string };
       name?: { value: string };
@@ -156,8 +165,39 @@ async function fidelity(
     if (a.role === e.role && a.name === norm(e.name)) agree++;
     else diffs.push(`ours ${e.role} "${e.name}" vs chromium ${a.role} "${a.name}"`);
   }
+  // The other way round: Chromium's interactive nodes (role + name) in our snapshot. Native select
+  // options are left out (we list them inline under their select, Chromium as a popup's children).
+  const ours = new Map(elements.map((e) => [e.element_ref, e]));
+  const refOf = new Map([...byRef].map(([ref, b]) => [b, ref]));
+  const ourPairs = new Set(elements.map((e) => `${e.role}\u0000${norm(e.name)}`));
+  const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+  let chromiumTotal = 0;
+  let chromiumHit = 0;
+  const chromiumMisses: string[] = [];
+  for (const n of nodes) {
+    if (n.ignored || !n.backendDOMNodeId) continue;
+    const role = CHROMIUM_ROLE[n.role?.value ?? ''] ?? n.role?.value ?? '';
+    if (!INTERACTIVE.has(role)) continue;
+    if (role === 'option') {
+      const parent = n.parentId ? byId.get(n.parentId) : undefined;
+      if (parent?.role?.value === 'MenuListPopup') continue;
+    }
+    chromiumTotal++;
+    const name = norm(n.name?.value ?? '');
+    const ref = refOf.get(n.backendDOMNodeId);
+    const e = ref ? ours.get(ref) : undefined;
+    if (e ? e.role === role && norm(e.name) === name : ourPairs.has(`${role}\u0000${name}`)) {
+      chromiumHit++;
+      continue;
+    }
+    chromiumMisses.push(
+      e
+        ? `named differently: chromium ${role} "${name}", ours ${e.role} "${norm(e.name)}"`
+        : `missing: ${role} "${name}"`,
+    );
+  }
   await cdp.detach().catch(() => {});
-  return { total, agree, diffs };
+  return { total, agree, diffs, chromiumTotal, chromiumHit, chromiumMisses };
 }
 
 async function main() {
@@ -248,6 +288,9 @@ async function main() {
       fidelityTotal: fid.total,
       fidelityAgree: fid.agree,
       fidelityDiffs: fid.diffs,
+      chromiumTotal: fid.chromiumTotal,
+      chromiumHit: fid.chromiumHit,
+      chromiumMisses: fid.chromiumMisses,
     };
     rows.push(row);
     const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(1) : '100.0');
@@ -255,8 +298,9 @@ async function main() {
       `${name.padEnd(40)} size ${(row.oursChars / row.theirsChars).toFixed(2)} (${row.oursChars}/${row.theirsChars})  ` +
         `lat ${(median(oursMs) / median(theirsMs)).toFixed(2)} (${median(oursMs).toFixed(1)}/${median(theirsMs).toFixed(1)} ms)  ` +
         `irecall ${pct(row.interactiveHit, row.interactive)}%  trecall ${pct(row.textHit, row.textWords)}%  ` +
-        `fidelity ${pct(row.fidelityAgree, row.fidelityTotal)}%`,
+        `fidelity ${pct(row.fidelityAgree, row.fidelityTotal)}%  chromium-recall ${pct(row.chromiumHit, row.chromiumTotal)}%`,
     );
+    for (const m of row.chromiumMisses) console.log(`   chromium ${m}`);
     if (verbose) {
       if (misses.length) console.log(`   interactive misses: ${misses.slice(0, 10).join('; ')}`);
       if (textMisses.length) console.log(`   text misses: ${textMisses.slice(0, 20).join(' ')}`);
@@ -284,6 +328,8 @@ async function main() {
     text_recall_strict: sum((r) => r.textStrictHit) / sum((r) => r.textWords),
     fidelity: sum((r) => r.fidelityAgree) / sum((r) => r.fidelityTotal),
     fidelity_total: sum((r) => r.fidelityTotal),
+    chromium_recall: sum((r) => r.chromiumHit) / sum((r) => r.chromiumTotal),
+    chromium_total: sum((r) => r.chromiumTotal),
   };
   console.log('\nTOTAL', JSON.stringify(total, null, 2));
   const allMisses = rows.flatMap((r) => r.misses.map((m) => `${r.page}: ${m}`));

@@ -1,4 +1,5 @@
 import type { OperationOptions } from './deadline.js';
+import { DEEP_TEXT_SOURCE } from './deep-text.js';
 import { TabwrightError } from './errors.js';
 import { frameById } from './frames.js';
 import type { Page } from './page.js';
@@ -46,8 +47,9 @@ const readInPage = new Function(
    }
    const secrets = (${COLLECT_SECRETS_SOURCE})(el);
    if (arg.kind === 'text') {
-     const from = arg.selector === null ? doc.body : el;
-     const text = from instanceof HTMLElement ? from.innerText : (el.textContent ?? '');
+     const from = arg.selector === null ? doc : el;
+     // With shadow roots and same-origin frames, as the snapshot shows them.
+     const text = from === doc || from instanceof HTMLElement ? (${DEEP_TEXT_SOURCE})(from) : (el.textContent ?? '');
      return { ok: true, content: text, count, secrets };
    }
    const out = (${SECRET_FREE_COPY_SOURCE})(el);

@@ -1,6 +1,7 @@
 import type { BackendFrame } from '../backends/backend.js';
 import { evaluateOnRef, targetOf } from '../snapshot/refs.js';
 import type { OperationOptions } from './deadline.js';
+import { DEEP_QUERY_SOURCE } from './deep-text.js';
 import { TabwrightError } from './errors.js';
 import { frameById } from './frames.js';
 import type { Page } from './page.js';
@@ -126,9 +127,10 @@ function selectorReader(kind: ElementReadKind) {
   return fn;
 }
 
+// `host >>> inner` counts inside shadow roots (src/engine/deep-text.ts), as waits do.
 const countFunction = new Function(
   'a',
-  'try { return document.querySelectorAll(a.selector).length; } catch (e) { return { bad: String((e && e.message) || e) }; }',
+  `try { return a.selector.includes('>>>') ? (${DEEP_QUERY_SOURCE})(a.selector).length : document.querySelectorAll(a.selector).length; } catch (e) { return { bad: String((e && e.message) || e) }; }`,
 ) as (a: { selector: string }) => number | { bad: string };
 
 function invalidSelector(selector: string, why: string): TabwrightError {

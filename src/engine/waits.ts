@@ -1,6 +1,7 @@
 import type { BackendFrame } from '../backends/backend.js';
 import { evaluateOnRef, resolveRef } from '../snapshot/index.js';
 import { Deadline, type OperationOptions } from './deadline.js';
+import { DEEP_QUERY_SOURCE, DEEP_TEXT_SOURCE } from './deep-text.js';
 import { TabwrightError } from './errors.js';
 import { frameById } from './frames.js';
 import type { Page } from './page.js';
@@ -186,7 +187,11 @@ type ProbeItem =
 
 type ProbeOut = { ok: true; v: unknown } | { ok: false; invalidSelector: string };
 
-function probe(items: ProbeItem[]): ProbeOut[] {
+function probe(
+  items: ProbeItem[],
+  deepText: (root: Document) => string,
+  deepQuery: (selector: string) => Element[],
+): ProbeOut[] {
   // No named inner functions: the test runner's transpiler would wrap them in a helper the page lacks.
   const key = Symbol.for('tabwright.mutations');
   const w = window as unknown as Record<symbol, { last: number } | undefined>;
@@ -198,15 +203,19 @@ function probe(items: ProbeItem[]): ProbeOut[] {
     w[key] = state;
   }
   const outs: ProbeOut[] = [];
+  let body: string | null = null;
   for (const it of items) {
     if (it.k === 'text') {
-      // biome-ignore lint/performance/useDomNodeTextContent: visible text is what agents mean by "text present".
-      const body = (document.body?.innerText ?? '').replace(/\s+/g, ' ');
+      // Visible text, with shadow roots and same-origin frames: what the snapshot shows.
+      if (body === null) body = deepText(document).replace(/\s+/g, ' ');
       outs.push({ ok: true, v: body.includes(it.text) });
     } else if (it.k === 'sel' || it.k === 'count') {
       let els: Element[];
       try {
-        els = Array.from(document.querySelectorAll(it.selector));
+        // `host >>> inner` steps into shadow roots.
+        els = it.selector.includes('>>>')
+          ? deepQuery(it.selector)
+          : Array.from(document.querySelectorAll(it.selector));
       } catch {
         outs.push({ ok: false, invalidSelector: it.selector });
         continue;
@@ -226,6 +235,12 @@ function probe(items: ProbeItem[]): ProbeOut[] {
   }
   return outs;
 }
+
+/** The probe with its shadow-root and frame helpers (src/engine/deep-text.ts), as one page function. */
+const probeInPage = new Function(
+  'items',
+  `return (${probe.toString()})(items, ${DEEP_TEXT_SOURCE}, ${DEEP_QUERY_SOURCE});`,
+) as (items: ProbeItem[]) => ProbeOut[];
 
 export interface Check {
   name: ConditionName;
@@ -487,7 +502,7 @@ export async function runWait(
     if (items.length) {
       const scope = ctx.scope();
       try {
-        probed = await scope.evaluate(probe, items, ctx.budget());
+        probed = await scope.evaluate(probeInPage, items, ctx.budget());
       } catch (err) {
         if (err instanceof TabwrightError && ['browser_not_running', 'page_not_found'].includes(err.code))
           throw err;

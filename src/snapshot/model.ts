@@ -53,6 +53,12 @@ export interface SnapshotNode {
   /** Set on an iframe node whose content could not be read. */
   frame_error?: string;
   children: SnapshotNode[];
+  /**
+   * Inline semantic elements (strong, emphasis, code, time, term, definition, caption, …) whose
+   * text flows into this node's text in the agent rendering: the model keeps each one's role and
+   * ref here, outside `children`, so every rendering stays as it was. Absent when there are none.
+   */
+  inline?: SnapshotNode[];
 }
 
 export interface ElementEntry {

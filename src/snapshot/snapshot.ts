@@ -232,6 +232,22 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
   const registry = registryOf(page.session);
   let seq = 0;
   const mainFrameId = main.id;
+  let inlineSeq = 0;
+  // Inline nodes are numbered apart, so the other nodes' ids stay what they were without them.
+  const inlineNode = (raw: RawElement, run: FrameRun): SnapshotNode => {
+    const n: SnapshotNode = {
+      node_id: `i${++inlineSeq}`,
+      role: raw.role,
+      name: raw.name ?? '',
+      interactive: false,
+      actionable: false,
+      tag: raw.tag,
+      element_ref: registry.refFor(page.id, run.frame.id, run.result!.doc, raw.id),
+      children: [],
+    };
+    if (run.frame.id !== mainFrameId) n.frame = run.frame.id;
+    return n;
+  };
   const convert = (raw: RawElement | string, run: FrameRun, offset: [number, number]): SnapshotNode => {
     const nodeId = `n${++seq}`;
     if (typeof raw === 'string') {
@@ -270,6 +286,7 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
     if (raw.shadow) n.shadow = raw.shadow;
     if (raw.box) n.bbox = [raw.box[0] + offset[0], raw.box[1] + offset[1], raw.box[2], raw.box[3]];
     if (raw.c) for (const k of raw.c) n.children.push(convert(k, run, offset));
+    if (raw.inl) n.inline = raw.inl.map((k) => inlineNode(k, run));
     if (raw.frame) {
       const child = childOf.get(`${frameId}:${res.doc}:${raw.id}`);
       if (child?.result) {

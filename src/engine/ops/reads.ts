@@ -26,7 +26,8 @@ export const readPageText = defineOp({
   name: 'page.read_text',
   scope: 'page',
   effect: 'read',
-  summary: 'Visible text of the page, or of the first element a selector matches (with the match count).',
+  summary:
+    'Visible text of the page (with its shadow roots and same-origin frames), or of the first element a selector matches (with the match count).',
   input: z.object({ selector: z.string().min(1).optional(), frame: InFrame }).strict(),
   run: (page, i, opts) => readText(page, i.selector, { ...opts, frame: i.frame }),
 });
@@ -110,7 +111,8 @@ export const count = defineOp({
   name: 'page.count',
   scope: 'page',
   effect: 'read',
-  summary: 'How many elements a CSS selector matches (main frame, or a frame).',
+  summary:
+    'How many elements a CSS selector matches (`host >>> inner` steps into shadow roots; main frame, or a frame).',
   input: z.object({ selector: z.string().min(1), frame: InFrame }).strict(),
   run: (page, i, opts) => countMatches(page, i.selector, { ...opts, frame: i.frame }),
 });

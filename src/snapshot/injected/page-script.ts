@@ -15,7 +15,23 @@ import type { PageCall, RawElement, RawStates, WalkError, WalkOptions, WalkResul
 
 type Out = (RawElement | string)[];
 
+/** Inside an svg, what makes it more than one image: focusable, linked or roled parts. */
+const SVG_WIDGETS =
+  '[tabindex], a[href], [role]:not([role="img"], [role="image"], [role="none"], [role="presentation"], [role="graphics-symbol"])';
+
 const SKIP_TAGS = new Set([
+  // SVG resources and metadata render nothing by themselves.
+  'defs',
+  'symbol',
+  'clipPath',
+  'mask',
+  'linearGradient',
+  'radialGradient',
+  'pattern',
+  'filter',
+  'marker',
+  'metadata',
+  'desc',
   'script',
   'style',
   'noscript',
@@ -141,6 +157,11 @@ const VALID_ROLES = new Set([
   'strong',
   'subscript',
   'superscript',
+  'suggestion',
+  'comment',
+  'graphics-document',
+  'graphics-object',
+  'graphics-symbol',
   'table',
   'tablist',
   'tabpanel',
@@ -153,12 +174,8 @@ const VALID_ROLES = new Set([
   'treegrid',
 ]);
 
-/** Roles that are only wrappers for the agent: their children are hoisted. */
-const COLLAPSE_ROLES = new Set([
-  'generic',
-  'none',
-  'presentation',
-  'rowgroup',
+/** Collapsed roles the model still holds (SnapshotNode.inline), as Chromium's tree has them. */
+const INLINE_SEMANTIC = new Set([
   'strong',
   'emphasis',
   'subscript',
@@ -171,6 +188,15 @@ const COLLAPSE_ROLES = new Set([
   'term',
   'definition',
   'caption',
+]);
+
+/** Roles that are only wrappers for the agent: their children are hoisted. */
+const COLLAPSE_ROLES = new Set([
+  'generic',
+  'none',
+  'presentation',
+  'rowgroup',
+  ...INLINE_SEMANTIC,
   'legend',
   'image',
 ]);
@@ -257,9 +283,36 @@ function flatChildren(node: Element | ShadowRoot | Document): NodeListOf<ChildNo
 
 // ---------------------------------------------------------------- roles
 
-function hasExplicitName(el: Element): boolean {
-  return !!(el.getAttribute('aria-label')?.trim() || el.getAttribute('aria-labelledby')?.trim());
+/** aria-labelledby, or the aria-labeledby spelling Chromium honours too. */
+function labelledByAttr(el: Element): string | null {
+  return el.getAttribute('aria-labelledby') ?? el.getAttribute('aria-labeledby');
 }
+
+function hasExplicitName(el: Element): boolean {
+  return !!(el.getAttribute('aria-label')?.trim() || labelledByAttr(el)?.trim());
+}
+
+/** An author-given name: aria-label, aria-labelledby or title (the node keeps it in the model). */
+function hasAuthorName(el: Element): boolean {
+  return hasExplicitName(el) || !!el.getAttribute('title')?.trim();
+}
+
+/** Global ARIA attributes (other than labels) that keep an element's implicit role under role=none. */
+const GLOBAL_ARIA = [
+  'aria-describedby',
+  'aria-details',
+  'aria-keyshortcuts',
+  'aria-live',
+  'aria-owns',
+  'aria-roledescription',
+  'aria-controls',
+  'aria-errormessage',
+  'aria-flowto',
+  'aria-haspopup',
+  'aria-busy',
+  'aria-atomic',
+  'aria-relevant',
+];
 
 function insideSectioning(el: Element): boolean {
   for (let p = parentElement(el); p; p = parentElement(p)) {
@@ -283,12 +336,32 @@ function focusable(el: Element): boolean {
   return ti !== null && ti !== '' && Number(ti) >= 0;
 }
 
+/** Focusable at all (tabindex -1 too): a presentational role is then ignored. */
+function anyTabindex(el: Element): boolean {
+  const ti = el.getAttribute('tabindex');
+  return ti !== null && ti.trim() !== '' && !Number.isNaN(Number(ti));
+}
+
+/** The aside's scoping (HTML-AAM): inside article, aside, nav or section it is generic unless named. */
+function insideSectioningContent(el: Element): boolean {
+  for (let p = parentElement(el); p; p = parentElement(p)) {
+    const t = p.localName;
+    if (t === 'article' || t === 'aside' || t === 'nav' || t === 'section') return true;
+  }
+  return false;
+}
+
 function implicitRole(el: Element): string {
   const tag = el.localName;
   switch (tag) {
     case 'a':
     case 'area':
-      return el.hasAttribute('href') ? 'link' : 'generic';
+      // An anchor with a click handler attribute is a link for Chromium too, href or not.
+      return el.hasAttribute('href') ||
+        el.hasAttribute('xlink:href') ||
+        (tag === 'a' && el.hasAttribute('onclick'))
+        ? 'link'
+        : 'generic';
     case 'button':
       return 'button';
     case 'input': {
@@ -317,15 +390,19 @@ function implicitRole(el: Element): string {
     case 'h6':
       return 'heading';
     case 'img':
-      return el.getAttribute('alt') === '' && !el.getAttribute('title') ? 'presentation' : 'img';
+      // alt="" makes an image presentational unless an author name says otherwise (Chromium ignores title).
+      return el.getAttribute('alt') === '' && !hasExplicitName(el) ? 'presentation' : 'img';
     case 'svg':
       return 'img';
     case 'ul':
     case 'ol':
     case 'menu':
       return 'list';
-    case 'li':
-      return 'listitem';
+    case 'li': {
+      // A list made presentational takes its items' role with it (required context).
+      const r = el.parentElement?.getAttribute('role');
+      return r === 'none' || r === 'presentation' ? 'generic' : 'listitem';
+    }
     case 'dl':
       return 'list';
     case 'dt':
@@ -361,13 +438,31 @@ function implicitRole(el: Element): string {
     case 'main':
       return 'main';
     case 'aside':
-      return 'complementary';
+      return insideSectioningContent(el) && !hasAuthorName(el) ? 'generic' : 'complementary';
+    case 'address':
+    case 'hgroup':
+      return 'group';
+    case 'del':
+    case 's':
+      return 'deletion';
+    case 'ins':
+      return 'insertion';
+    case 'mark':
+      return 'mark';
+    case 'sub':
+      return 'subscript';
+    case 'sup':
+      return 'superscript';
+    case 'time':
+      return 'time';
+    case 'dfn':
+      return 'term';
     case 'header':
       return insideSectioning(el) ? 'generic' : 'banner';
     case 'footer':
       return insideSectioning(el) ? 'generic' : 'contentinfo';
     case 'section':
-      return hasExplicitName(el) ? 'region' : 'generic';
+      return hasAuthorName(el) ? 'region' : 'generic';
     case 'article':
       return 'article';
     case 'form':
@@ -404,23 +499,46 @@ function implicitRole(el: Element): string {
     case 'code':
       return 'code';
     case 'strong':
-    case 'b':
       return 'strong';
     case 'em':
-    case 'i':
       return 'emphasis';
     default:
       return 'generic';
   }
 }
 
+/** ARIA synonyms and deprecated roles, as Chromium maps them. */
+const ROLE_SYNONYM: Record<string, string> = { image: 'img', directory: 'list' };
+
+/** A treeitem needs a tree or group around it (required context); otherwise its role falls back. */
+function inTreeContext(el: Element): boolean {
+  for (let p = parentElement(el); p; p = parentElement(p)) {
+    const r = p.getAttribute('role');
+    if (r === 'tree' || r === 'group' || r === 'treegrid') return true;
+    if (r && r !== 'none' && r !== 'presentation' && r !== 'generic') return false;
+  }
+  return false;
+}
+
 function roleOf(el: Element): string {
   const explicit = el.getAttribute('role');
   if (explicit) {
-    for (const token of explicit.trim().toLowerCase().split(/\s+/)) {
+    for (const raw of explicit.trim().toLowerCase().split(/\s+/)) {
+      const token = ROLE_SYNONYM[raw] ?? raw;
       if (!VALID_ROLES.has(token)) continue;
-      // presentation/none is ignored on focusable elements (conflict resolution).
-      if ((token === 'none' || token === 'presentation') && (focusable(el) || isNativeInteractive(el))) break;
+      // presentation/none is ignored on focusable elements and on elements with global ARIA
+      // attributes (presentational role conflict resolution).
+      if (
+        (token === 'none' || token === 'presentation') &&
+        (anyTabindex(el) ||
+          (isNativeInteractive(el) && !(el as HTMLInputElement).disabled) ||
+          hasExplicitName(el) ||
+          GLOBAL_ARIA.some((a) => el.hasAttribute(a)))
+      )
+        break;
+      // A region or form needs a name; without one the next token (or the implicit role) applies.
+      if ((token === 'region' || token === 'form') && !hasAuthorName(el)) continue;
+      if (token === 'treeitem' && !inTreeContext(el)) continue;
       return token;
     }
   }
@@ -488,6 +606,15 @@ function liveValue(el: Element, role: string): string | undefined {
 
 // ---------------------------------------------------------------- text and names
 
+/** An author's label: ASCII whitespace collapses, other spaces (no-break) are the author's (as in Chromium). */
+function normLabel(s: string): string {
+  const t = s
+    .replace(/\u200b|\u200c|\u200d|\u2060|\ufeff/g, '')
+    .replace(/[\t\n\f\r ]+/g, ' ')
+    .replace(/^ | $/g, '');
+  return t.trim() ? t : '';
+}
+
 function norm(s: string): string {
   return s
     .replace(/\u200b|\u200c|\u200d|\u2060|\ufeff/g, '')
@@ -505,11 +632,38 @@ function styleOf(el: Element): CSSStyleDeclaration {
   return s;
 }
 
+const QUOTED = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g;
+
+/** Index of a `/` outside quotes and parentheses in a content value, or -1. */
+function topLevelSlash(content: string): number {
+  let quote = '';
+  let depth = 0;
+  for (let i = 0; i < content.length; i++) {
+    const c = content[i]!;
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '/' && depth === 0) return i;
+  }
+  return -1;
+}
+
 function pseudoText(el: Element, which: '::before' | '::after'): string {
-  const content = getComputedStyle(el, which).content;
+  let content = getComputedStyle(el, which).content;
   if (!content || content === 'none' || content === 'normal') return '';
-  // Only quoted strings carry text; counters, attr() and url() are left out.
-  const parts = content.match(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g);
+  // `content: … / "alt"`: the alternative text is what names and screen readers get.
+  const slash = topLevelSlash(content);
+  if (slash >= 0) content = content.slice(slash + 1);
+  // Images (url(), image-set(), gradients) carry no text: their quoted URLs are not words.
+  content = content.replace(
+    /\b(?:url|image-set|-webkit-image-set|[a-z-]*gradient)\((?:[^()"']|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\([^()]*\))*\)/gi,
+    '',
+  );
+  // Only quoted strings carry text; counters and attr() are left out.
+  const parts = content.match(QUOTED);
   if (!parts) return '';
   return parts
     .map((p) =>
@@ -589,9 +743,51 @@ function isBlock(style: CSSStyleDeclaration): boolean {
   return !INLINE_DISPLAY.test(style.display);
 }
 
+/** Roles whose content Chromium leaves out of an ancestor's name from content (measured on 156). */
+const NOT_IN_CONTENT_NAMES = new Set([
+  'alert',
+  'alertdialog',
+  'application',
+  'article',
+  'banner',
+  'blockquote',
+  'complementary',
+  'contentinfo',
+  'dialog',
+  'document',
+  'feed',
+  'figure',
+  'form',
+  'grid',
+  'group',
+  'img',
+  'listbox',
+  'log',
+  'main',
+  'marquee',
+  'menu',
+  'menubar',
+  'navigation',
+  'note',
+  'radiogroup',
+  'region',
+  'search',
+  'status',
+  'table',
+  'tabpanel',
+  'timer',
+  'toolbar',
+  'tree',
+  'treegrid',
+]);
+
+/** How deep aria-labelledby references are being followed from inside a name from content. */
+let labelDepth = 0;
+
 /** Text of a subtree for name-from-content (accname 2F, approximated). */
-function contentText(root: Element, visited: Set<Element>, fromLabel: boolean): string {
+function contentText(root: Element, visited: Set<Element>, fromLabel: boolean, hiddenOk = false): string {
   const parts: string[] = [];
+  const rootRole = roleOf(root);
   const visit = (node: Node) => {
     if (node.nodeType === 3) {
       parts.push(transformed(node));
@@ -609,19 +805,50 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean): 
     const style = styleOf(el);
     if (style.display === 'none') return;
     if (el !== root) {
-      if (style.visibility !== 'visible' && !hasVisibleChild(el)) return;
-      if (el.getAttribute('aria-hidden') === 'true') return;
+      if (!hiddenOk && style.visibility !== 'visible' && !hasVisibleChild(el)) return;
+      if (!hiddenOk && el.getAttribute('aria-hidden') === 'true') return;
+      // Ruby annotations are pronunciation, not part of the name (Chromium).
+      if (tag === 'rt' || tag === 'rp') return;
     }
     const block = isBlock(style);
     if (block) parts.push(' ');
     if (el !== root) {
-      const label = el.getAttribute('aria-label')?.trim();
+      const role = roleOf(el);
+      // A nested tree or menu is not part of its item's name.
+      if (
+        (rootRole === 'treeitem' && (role === 'group' || role === 'tree')) ||
+        ((rootRole === 'menuitem' || rootRole === 'menuitemcheckbox' || rootRole === 'menuitemradio') &&
+          (role === 'menu' || role === 'menubar'))
+      )
+        return;
+      const embedded =
+        (role === 'textbox' || role === 'searchbox') && !(el as HTMLElement).isContentEditable
+          ? true
+          : role === 'combobox' || role === 'listbox' || role === 'slider' || role === 'spinbutton';
+      // A descendant labelled by others is named by them (accname 2B), a few levels deep at most.
+      const ids = embedded ? null : labelledByAttr(el);
+      if (ids?.trim() && labelDepth < 3) {
+        labelDepth++;
+        try {
+          const t = textOfIds(el, ids, visited);
+          if (t) {
+            parts.push(' ', t, ' ');
+            return;
+          }
+        } finally {
+          labelDepth--;
+        }
+      }
+      // An embedded control gives its value, never its aria-label; a slot's aria-label is not used.
+      const label = embedded || tag === 'slot' ? '' : el.getAttribute('aria-label')?.trim();
       if (label) {
         // Chromium keeps embedded names apart from neighbouring text.
         parts.push(' ', label, ' ');
         return;
       }
-      const role = roleOf(el);
+      // Containers that are not named from content add nothing to another element's name
+      // (Chromium: a link around an <article> or <figure> is not named by their text).
+      if (NOT_IN_CONTENT_NAMES.has(role) && tag !== 'img' && tag !== 'svg') return;
       // Embedded controls contribute their value.
       if (role === 'textbox' || role === 'searchbox') {
         if (isSecretEditable(el)) {
@@ -665,6 +892,12 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean): 
     const pseudo = pseudoSet === null || pseudoSet.has(el) || el.getRootNode() !== document;
     if (pseudo) parts.push(pseudoText(el, '::before'));
     for (const c of Array.from(flatChildren(el))) visit(c);
+    // aria-owns: owned elements follow the owner's own children.
+    for (const id of (el.getAttribute('aria-owns') ?? '').trim().split(/\s+/)) {
+      const owned = id ? (el.getRootNode() as Document | ShadowRoot).getElementById?.(id) : null;
+      // Never an element hidden from everyone (or inside such an element).
+      if (owned && !owned.contains(el) && owned.checkVisibility?.() !== false) visit(owned);
+    }
     if (pseudo) parts.push(pseudoText(el, '::after'));
     if (block) parts.push(' ');
   };
@@ -686,11 +919,7 @@ function transformed(node: Node): string {
   return text;
 }
 
-const SVG_WIDGETS = ['slider', 'spinbutton', 'button', 'checkbox', 'switch', 'radio', 'link']
-  .map((r) => `[role=${r}]`)
-  .join(',');
-
-/** An svg's <title>, or the <title> of the symbol a <use> child points at. */
+/** An svg's <title>, the <title> of the symbol a <use> child points at, or its title attribute. */
 function svgTitle(svg: Element): string {
   const own = svg.querySelector(':scope > title');
   if (own?.textContent?.trim()) return norm(own.textContent);
@@ -701,7 +930,8 @@ function svgTitle(svg: Element): string {
     const t = target?.querySelector(':scope > title');
     if (t?.textContent?.trim()) return norm(t.textContent);
   }
-  return '';
+  // Its tooltip last (Chromium names a link around <svg title="Email"> "Email").
+  return norm(svg.getAttribute('title') ?? '');
 }
 
 function hasVisibleChild(el: Element): boolean {
@@ -712,8 +942,8 @@ function hasVisibleChild(el: Element): boolean {
   return false;
 }
 
-function textOfIds(el: Element, attr: string): string | undefined {
-  const v = el.getAttribute(attr);
+/** The text of the elements an id list references; `visited` is shared within one name's recursion. */
+function textOfIds(el: Element, v: string | null, visited?: Set<Element>): string | undefined {
   if (!v) return undefined;
   const root = el.getRootNode() as Document | ShadowRoot;
   const out: string[] = [];
@@ -721,17 +951,28 @@ function textOfIds(el: Element, attr: string): string | undefined {
     const ref = root.getElementById?.(id) ?? document.getElementById(id);
     if (!ref) continue;
     const label = ref.getAttribute('aria-label')?.trim();
-    out.push(label || contentTextHidden(ref));
+    if (visited?.has(ref)) continue;
+    out.push(label || contentTextHidden(ref, visited));
   }
   const s = norm(out.join(' '));
   return s || undefined;
 }
 
-/** aria-labelledby targets count even when hidden. */
-function contentTextHidden(el: Element): string {
+/** aria-labelledby targets count even when hidden (then their whole subtree does). */
+function contentTextHidden(el: Element, visited = new Set<Element>()): string {
   const style = styleOf(el);
   if (style.display === 'none' || style.visibility !== 'visible') return norm(el.textContent ?? '');
-  return contentText(el, new Set(), false);
+  return contentText(el, visited, false, el.closest('[aria-hidden="true"]') !== null);
+}
+
+/** Has a <label> that is not hidden (see labelsText). */
+function hasShownLabel(el: Element): boolean {
+  return Array.from((el as HTMLInputElement).labels ?? []).some((l) => !labelHidden(l));
+}
+
+function labelHidden(l: Element): boolean {
+  const st = styleOf(l);
+  return st.display === 'none' || st.visibility !== 'visible' || l.closest('[aria-hidden="true"]') !== null;
 }
 
 function labelsText(el: Element): string | undefined {
@@ -739,6 +980,9 @@ function labelsText(el: Element): string | undefined {
   if (!labels || labels.length === 0) return undefined;
   const out: string[] = [];
   for (const l of Array.from(labels)) {
+    // A hidden label names nothing (display:none, hidden, visibility:hidden/collapse, aria-hidden):
+    // HTML-AAM and Chromium; the accname suite expects the opposite, we follow Chromium.
+    if (labelHidden(l)) continue;
     const visited = new Set<Element>([el]);
     out.push(contentText(l, visited, true));
   }
@@ -747,14 +991,19 @@ function labelsText(el: Element): string | undefined {
 }
 
 function accName(el: Element, role: string): string {
-  const byIds = textOfIds(el, 'aria-labelledby');
+  const byIds = textOfIds(el, labelledByAttr(el));
   if (byIds) return byIds;
   const label = el.getAttribute('aria-label');
-  if (label?.trim()) return norm(label);
+  if (label?.trim()) return normLabel(label);
   const tag = el.localName;
   if (tag === 'input') {
     const input = el as HTMLInputElement;
     const type = (input.type || 'text').toLowerCase();
+    if (type === 'submit' || type === 'reset' || type === 'button' || type === 'image') {
+      // A <label> names a button-like input before its own caption (HTML-AAM, Chromium).
+      const l = labelsText(el);
+      if (l) return l;
+    }
     if (type === 'submit' || type === 'reset' || type === 'button') {
       const v = input.getAttribute('value');
       // An explicit value, even empty, is the caption (Chromium); the default label only without one.
@@ -763,12 +1012,21 @@ function accName(el: Element, role: string): string {
       if (type === 'reset') return 'Reset';
       return labelsText(el) ?? norm(el.getAttribute('title') ?? '');
     }
-    if (type === 'image')
-      return norm(el.getAttribute('alt') ?? el.getAttribute('value') ?? el.getAttribute('title') ?? 'Submit');
+    if (type === 'image') {
+      for (const a of ['alt', 'value', 'title']) {
+        const v = el.getAttribute(a);
+        if (v?.trim()) return norm(v);
+      }
+      // An explicit empty alt is the name; otherwise the button's default caption.
+      return el.getAttribute('alt') === '' ? '' : 'Submit';
+    }
     const l = labelsText(el);
     if (l) return l;
     const title = el.getAttribute('title');
     if (title?.trim()) return norm(title);
+    // A shown <label> that says nothing still labels the field: Chromium then names it "", not
+    // by its placeholder.
+    if (hasShownLabel(el)) return '';
     return norm(el.getAttribute('placeholder') ?? '');
   }
   if (tag === 'textarea' || tag === 'select' || tag === 'meter' || tag === 'progress' || tag === 'output') {
@@ -776,6 +1034,9 @@ function accName(el: Element, role: string): string {
     if (l) return l;
     const title = el.getAttribute('title');
     if (title?.trim()) return norm(title);
+    // A shown <label> that says nothing still labels the field: Chromium then names it "", not
+    // by its placeholder.
+    if (hasShownLabel(el)) return '';
     return norm(el.getAttribute('placeholder') ?? '');
   }
   if (tag === 'img' || tag === 'area') {
@@ -786,6 +1047,18 @@ function accName(el: Element, role: string): string {
   if (tag === 'svg') {
     const t = svgTitle(el);
     if (t) return t;
+  } else if (el instanceof SVGElement) {
+    // SVG-AAM: an element's <title> child names it.
+    const t = el.querySelector(':scope > title')?.textContent;
+    if (t?.trim()) return norm(t);
+  }
+  if (tag === 'button') {
+    const l = labelsText(el);
+    if (l) return l;
+  }
+  if (tag === 'optgroup') {
+    const l = el.getAttribute('label');
+    if (l?.trim()) return norm(l);
   }
   if (tag === 'fieldset') {
     const legend = el.querySelector(':scope > legend');
@@ -992,6 +1265,8 @@ interface Ctx {
   winBottom: number;
   outside: number;
   count: number;
+  /** Inline semantic elements collapsed into text, waiting for the nearest node that keeps them. */
+  inl: RawElement[];
 }
 
 interface Inherited {
@@ -1091,8 +1366,9 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
     ctx.outside++;
     return;
   }
-  // An svg is a picture (a leaf), unless it is or holds a widget (an SVG slider): then it is walked.
-  if (tag === 'svg' && !(el.matches(SVG_WIDGETS) || el.querySelector(SVG_WIDGETS))) {
+  // An svg is one image, unless it holds widgets of its own (the APG temperature slider's
+  // <g role="slider">, links): then it is walked like any container (SVG-AAM).
+  if (tag === 'svg' && !el.querySelector(SVG_WIDGETS)) {
     if (!visible) return;
     const name = accName(el, 'img');
     if (name || el.getAttribute('role') === 'img') {
@@ -1145,6 +1421,7 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   const after = maybePseudo ? pseudoText(el, '::after') : '';
 
   const kids: Out = [];
+  const inlMark = ctx.inl.length;
   if (before) pushText(kids, before);
   if (tag === 'details' && !(el as HTMLDetailsElement).open) {
     const summary = el.querySelector(':scope > summary');
@@ -1167,10 +1444,18 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   }
   if (after) pushText(kids, after);
 
-  // Invisible elements (visibility:hidden) give way to their visible children.
+  // Invisible elements (visibility:hidden) give way to their visible children. Wrappers collapse for
+  // the agent, but one that carries an author-given name or an explicit role keeps its node (and so
+  // its role and name) in the model.
   const collapse =
-    !visible || (!isInteractive && COLLAPSE_ROLES.has(role) && !(role === 'generic' && shadowOf(el)));
+    !visible ||
+    (!isInteractive &&
+      COLLAPSE_ROLES.has(role) &&
+      !(role === 'generic' && shadowOf(el)) &&
+      !(role !== 'none' && role !== 'presentation' && (hasAuthorName(el) || keepsExplicitRole(el, role))));
   if (collapse) {
+    // The model still holds a semantic inline element (strong, code, time, …) with its role.
+    if (visible && INLINE_SEMANTIC.has(role)) ctx.inl.push({ id: idOf(el), role, tag });
     // Hoist the children; block boxes keep words apart.
     if (block) pushText(out, ' ');
     for (const k of kids) {
@@ -1182,10 +1467,18 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   }
 
   if (promotedFrom) role = promotedFrom.type === 'radio' ? 'radio' : 'checkbox';
-  const node: RawElement = { id: idOf(el), role: promoted ? 'generic' : role, tag };
+  // A promoted clickable keeps a semantic role of its own (a focusable heading or rowgroup).
+  const generic = role === 'generic' || role === 'none' || role === 'presentation';
+  const node: RawElement = { id: idOf(el), role: promoted && generic ? 'generic' : role, tag };
   let name: string;
   if (promotedFrom || (promoted && !hasExplicitName(el))) name = contentText(el, new Set(), true);
-  else if (!isInteractive && NAME_FROM_CONTENT.has(role) && !hasExplicitName(el) && !el.hasAttribute('title'))
+  else if (
+    !isInteractive &&
+    NAME_FROM_CONTENT.has(role) &&
+    !hasExplicitName(el) &&
+    !el.hasAttribute('title') &&
+    !el.querySelector(NAME_AFFECTING)
+  )
     // Non-interactive content names (cells, headings) come from the walked children: no second walk.
     name = kidsText(kids, 300);
   else name = accName(el, role);
@@ -1248,10 +1541,8 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   // Leaf-like roles: the name already says what the content says.
   if (LEAF_ROLES.has(role) || promoted || promotedFrom) {
     if (!children.some((k) => typeof k !== 'string' && hasInteractive(k))) {
-      const text = children
-        .map((k) => (typeof k === 'string' ? k : (k.name ?? k.text ?? '')))
-        .join(' ')
-        .trim();
+      // Nested nodes give their name, or else their own content (an <article> inside a link).
+      const text = kidsText(children, 100_000);
       children = [];
       if (text && text !== node.name && !(node.name ?? '').includes(text)) node.text = text;
     }
@@ -1262,9 +1553,25 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
     children = [];
   }
   if (children.length) node.c = children;
+  if (ctx.inl.length > inlMark) node.inl = ctx.inl.splice(inlMark);
   if (block && out.length && typeof out[out.length - 1] === 'string') pushText(out, ' ');
   out.push(node);
 }
+
+/** An explicit role attribute that resolved to this (wrapper) role: the author asked for it. */
+function keepsExplicitRole(el: Element, role: string): boolean {
+  const r = el.getAttribute('role');
+  return (
+    !!r &&
+    r
+      .toLowerCase()
+      .split(/\s+/)
+      .some((t) => (ROLE_SYNONYM[t] ?? t) === role)
+  );
+}
+
+/** Descendants that make a name differ from the walked text (hidden from names, owned, relabelled). */
+const NAME_AFFECTING = '[aria-hidden="true"],[aria-owns],[aria-labelledby],[aria-labeledby],rt';
 
 function kidsText(kids: Out, max: number): string {
   let s = '';
@@ -1297,7 +1604,12 @@ function walkOptions(select: HTMLSelectElement, out: Out, _ctx: Ctx): void {
   // Which option of a secret field is chosen is itself the secret.
   if (isSecret(select)) return;
   for (const o of Array.from(select.options)) {
-    const node: RawElement = { id: idOf(o), role: 'option', tag: 'option', name: norm(o.label || o.text) };
+    const node: RawElement = {
+      id: idOf(o),
+      role: 'option',
+      tag: 'option',
+      name: normLabel(o.getAttribute('aria-label') ?? '') || norm(o.label || o.text),
+    };
     if (o.selected) node.st = { selected: true };
     out.push(node);
   }
@@ -1343,6 +1655,7 @@ function walk(opts: WalkOptions): WalkResult | WalkError {
     winBottom: margin === undefined ? Infinity : innerHeight + margin,
     outside: 0,
     count: 0,
+    inl: [],
   };
   const out: Out = [];
   const scoped = opts.selector !== undefined || opts.scopeId !== undefined;
@@ -1359,6 +1672,7 @@ function walk(opts: WalkOptions): WalkResult | WalkError {
   }
   const children = finish(out);
   if (children.length) top.c = children;
+  if (ctx.inl.length) top.inl = ctx.inl;
   styleCache.clear();
   pseudoSet = null;
   const se = document.scrollingElement ?? document.documentElement;

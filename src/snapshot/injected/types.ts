@@ -49,6 +49,8 @@ export interface RawElement {
   /** Shadow root host: 'open' | 'closed'. */
   shadow?: 'open' | 'closed';
   c?: (RawElement | string)[];
+  /** Inline semantic elements (strong, code, time, …) collapsed into this node's text: role only. */
+  inl?: RawElement[];
 }
 
 export interface WalkOptions {
