@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { VERSION } from '../version.js';
 import { runDoctor } from './doctor.js';
+import { exportGridOptions, withGridOptions } from './grid-options.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -12,10 +13,10 @@ function port(value: string): number {
 const program = new Command()
   .name('tabwright')
   .description('Browser-control engine for AI agents: one engine, many protocol doors.')
-  .version(VERSION);
+  .version(VERSION)
+  .hook('preAction', (_program, action) => exportGridOptions(action.opts()));
 
-program
-  .command('serve')
+withGridOptions(program.command('serve'))
   .description('serve the HTTP command API (deepseek-browser-use compatible) on loopback')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0 = any free port)', port, 10049)
@@ -37,8 +38,7 @@ program
     await runServe(opts);
   });
 
-program
-  .command('mcp')
+withGridOptions(program.command('mcp'))
   .description('serve MCP on stdio for one client (Claude Code, Cursor, VS Code, …)')
   .option(
     '--tools <set>',
@@ -57,8 +57,7 @@ program
     await runMcp(opts);
   });
 
-program
-  .command('provider')
+withGridOptions(program.command('provider'))
   .description('serve the Browser Provider Protocol v0.1 (JSON lines on stdio, or --socket PATH)')
   .option('--browser <family>', 'browser family (chromium)', 'chromium')
   .option('--headed', 'show browser windows instead of running headless')
@@ -74,8 +73,7 @@ program
     await runProvider(opts);
   });
 
-program
-  .command('pipe')
+withGridOptions(program.command('pipe'))
   .description('the browser side of the sgClaw JSON-Lines pipe: spawn an agent and serve its signed commands')
   .requiredOption('--agent <command>', 'agent command line (no shell; its stdin/stdout carry the protocol)')
   .option('--rules <file>', 'MAC policy rules.json (default: loopback hosts only, all 14 actions)')
@@ -107,12 +105,11 @@ program
     process.exitCode = await runConformance(opts);
   });
 
-program
-  .command('doctor')
+withGridOptions(program.command('doctor'))
   .description('report browsers, versions, the profile root and writable directories')
   .option('--json', 'print JSON instead of text')
-  .action((opts: { json?: boolean }) => {
-    process.exitCode = runDoctor(opts);
+  .action(async (opts: { json?: boolean }) => {
+    process.exitCode = await runDoctor(opts);
   });
 
 program
