@@ -28,6 +28,8 @@ export interface TestGrid {
   sessionCount(): Promise<number>;
   /** Node URIs of the sessions the hub holds now. */
   sessionNodes(): Promise<string[]>;
+  /** The node URI of each Grid session id the hub holds now. */
+  nodeOf(): Promise<Map<string, string>>;
   /** Waits until the hub holds `n` sessions (slots freed, or taken). */
   waitForSessions(n: number, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -167,14 +169,20 @@ export async function startGrid(opts: GridOptions = {}): Promise<TestGrid> {
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  const sessionNodes = async () => {
+  const nodeOf = async () => {
     const s = await status(url);
-    return (s?.nodes ?? []).flatMap((n) => n.slots.filter((x) => x.session).map(() => n.uri));
+    return new Map(
+      (s?.nodes ?? []).flatMap((n) =>
+        n.slots.flatMap((x) => (x.session ? [[x.session.sessionId, n.uri] as const] : [])),
+      ),
+    );
   };
+  const sessionNodes = async () => [...(await nodeOf()).values()];
   return {
     url,
     nodes,
     sessionNodes,
+    nodeOf,
     sessionCount: async () => (await sessionNodes()).length,
     async waitForSessions(n, timeoutMs = 20_000) {
       const end = Date.now() + timeoutMs;
