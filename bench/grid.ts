@@ -41,7 +41,7 @@ async function rounds(engine: Engine, url: string): Promise<Times> {
     const snap = await timed(sink.snapshot, () => page.snapshot());
     const go = snap.elements.find((e) => e.name === 'Go');
     if (!go) throw new Error('no Go button');
-    await timed(sink.click, () => page.click({ element_ref: go.element_ref }));
+    await timed(sink.click, () => page.act({ element_ref: go.element_ref }, { action: 'click' }));
     await engine.closeSession(s.id);
   }
   return t;
@@ -68,7 +68,10 @@ function treeRssKiB(pid: number): number {
 
 async function main(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'tabwright-bench-grid-'));
-  const [grid, fx] = await Promise.all([startGrid({ nodes: 2, slotsPerNode: CONCURRENT / 2 }), startFixtureServer()]);
+  const [grid, fx] = await Promise.all([
+    startGrid({ nodes: 2, slotsPerNode: CONCURRENT / 2 }),
+    startFixtureServer(),
+  ]);
   const url = `${fx.url}/fixtures/provider/index.html`;
   const local = createEngine({ home, grid: null });
   const onGrid = createEngine({ home, grid: { url: grid.url } });
