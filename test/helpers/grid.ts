@@ -184,7 +184,7 @@ export async function startGrid(opts: GridOptions = {}): Promise<TestGrid> {
     sessionNodes,
     nodeOf,
     sessionCount: async () => (await sessionNodes()).length,
-    async waitForSessions(n, timeoutMs = 20_000) {
+    async waitForSessions(n, timeoutMs = 45_000) {
       const end = Date.now() + timeoutMs;
       for (;;) {
         const got = (await sessionNodes()).length;

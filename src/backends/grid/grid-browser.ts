@@ -5,10 +5,15 @@ import { type GridEndpoint, GridUnreachable, WebDriverError, webdriver, within }
 
 /** How often a Grid session is probed: the probe is also the traffic that keeps an idle session alive. */
 export const PROBE_INTERVAL_MS = 1000;
-/** A probe that takes longer than this counts as failed (a dead node's router answers in well under 0.1 s). */
+/** A probe that takes longer than this is given up (a dead node's router answers in well under 0.1 s). */
 const PROBE_TIMEOUT_MS = 1500;
-/** Failed probes in a row that mean the session is gone (one may be a hiccup of a busy Grid). */
+/** Failed probes in a row (errors the Grid answered) that mean the session is gone: one may be a hiccup. */
 const PROBE_FAILURES = 2;
+/**
+ * How long probes may go unanswered before the session counts as gone: a silent Grid is more likely
+ * busy (an overloaded machine answers late) than dead, since a dead node's router answers at once.
+ */
+const PROBE_SILENCE_MS = 20_000;
 const DELETE_TIMEOUT_MS = 5000;
 
 /**
@@ -27,6 +32,7 @@ export class GridBrowser implements BackendBrowser {
   private readonly timer: NodeJS.Timeout;
   private probing = false;
   private failures = 0;
+  private lastAnswer = Date.now();
   private deleted: Promise<void> | undefined;
 
   constructor(
@@ -50,14 +56,17 @@ export class GridBrowser implements BackendBrowser {
         signal: within(PROBE_TIMEOUT_MS),
       });
       this.failures = 0;
+      this.lastAnswer = Date.now();
     } catch (err) {
-      // The Grid no longer knows the session (its node is gone or ended it): no need to ask again.
-      const unknown = err instanceof WebDriverError && err.error === 'invalid session id';
-      this.failures = unknown ? PROBE_FAILURES : this.failures + 1;
-      if (this.failures >= PROBE_FAILURES)
-        this.lost(
-          err instanceof WebDriverError || err instanceof GridUnreachable ? err.message : 'probe timed out',
-        );
+      if (err instanceof WebDriverError || err instanceof GridUnreachable) {
+        // The Grid no longer knows the session (its node is gone or ended it): no need to ask again.
+        const unknown = err instanceof WebDriverError && err.error === 'invalid session id';
+        this.failures = unknown ? PROBE_FAILURES : this.failures + 1;
+        this.lastAnswer = Date.now();
+        if (this.failures >= PROBE_FAILURES) this.lost(err.message);
+      } else if (Date.now() - this.lastAnswer > PROBE_SILENCE_MS) {
+        this.lost(`the Grid did not answer for ${PROBE_SILENCE_MS / 1000} s`);
+      }
     } finally {
       this.probing = false;
     }
