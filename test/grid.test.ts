@@ -59,8 +59,8 @@ describe('tabwright on a Selenium Grid', () => {
       assert.equal(status.grid.nodes_up, 2);
       assert.equal(status.grid.free_slots, 4);
       assert.equal(status.availability, 'ready');
-      const a = await p.call('session.ensure', { client_session_id: 'a' }, 30_000);
-      const b = await p.call('session.ensure', { client_session_id: 'b' }, 30_000);
+      const a = await p.call('session.ensure', { client_session_id: 'a', timeout_ms: 40_000 }, 60_000);
+      const b = await p.call('session.ensure', { client_session_id: 'b', timeout_ms: 40_000 }, 60_000);
       const nodes = await grid.sessionNodes();
       assert.equal(nodes.length, 2);
       assert.equal(new Set(nodes).size, 2, `both sessions on one node: ${nodes.join(', ')}`);
@@ -89,7 +89,7 @@ describe('tabwright on a Selenium Grid', () => {
   it('the provider killed with SIGKILL: its Grid sessions are deleted (the reaper), the slots are free', async () => {
     const p = spawnProvider(home.dir, [], { TABWRIGHT_GRID_URL: grid.url });
     try {
-      await p.call('session.ensure', { client_session_id: 'k1' }, 30_000);
+      await p.call('session.ensure', { client_session_id: 'k1', timeout_ms: 40_000 }, 60_000);
       await grid.waitForSessions(1);
       process.kill(p.pid!, 'SIGKILL');
       await grid.waitForSessions(0, 15_000);
