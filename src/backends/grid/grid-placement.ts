@@ -33,8 +33,6 @@ export interface GridSettings {
 const RETRY_PAUSE_MS = 250;
 /** How often the Grid's status is read while a session request waits (to explain a deadline). */
 const QUEUE_WATCH_MS = 1000;
-/** How long a new session that a node is starting after our deadline passed is waited for (to delete it). */
-const ADOPT_LATE_MS = 120_000;
 
 function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '[::1]' || host === '::1' || /^127\./.test(host);
@@ -114,8 +112,8 @@ export class GridPlacement implements SessionPlacement {
 
   /**
    * WebDriver new session within the caller's deadline. "session not created" is tried again (the
-   * hub still lists a dead node for 20-30 s and routes some requests there). When the deadline
-   * passes, see `attempt`.
+   * hub still lists a dead node for 20-30 s and routes some requests there); a request the Grid
+   * keeps in its queue is withdrawn when the deadline passes (the request is aborted).
    */
   private async newSession(
     caps: Capabilities,
@@ -126,7 +124,12 @@ export class GridPlacement implements SessionPlacement {
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.attempt(caps, req.signal, watch.latest);
+          const value = (await webdriver(this.grid, 'POST', '/session', {
+            body: { capabilities: { alwaysMatch: caps } },
+            signal: req.signal,
+          })) as { sessionId?: string; capabilities?: Capabilities };
+          if (!value?.sessionId) throw new WebDriverError(200, 'unknown error', 'no sessionId in the answer');
+          return { id: value.sessionId, capabilities: value.capabilities ?? {} };
         } catch (err) {
           if (req.signal.aborted) throw this.timedOut(watch.latest(), lastError);
           if (err instanceof GridUnreachable) throw this.unreachable(err.message);
@@ -152,51 +155,6 @@ export class GridPlacement implements SessionPlacement {
     } finally {
       watch.stop();
     }
-  }
-
-  /**
-   * One new-session request, given up when `signal` fires. A request still in the Grid's queue is
-   * withdrawn then (aborted: the Grid drops it). One a node is already starting a browser for (the
-   * queue is empty) is left to finish and its session deleted at once: aborting it would leave the
-   * Grid holding a session no one knows of until the node's session timeout.
-   */
-  private attempt(
-    caps: Capabilities,
-    signal: AbortSignal,
-    latest: () => PlacementStatus | undefined,
-  ): Promise<{ id: string; capabilities: Capabilities }> {
-    const post = new AbortController();
-    const sent = webdriver(this.grid, 'POST', '/session', {
-      body: { capabilities: { alwaysMatch: caps } },
-      signal: post.signal,
-    }).then((v) => {
-      const value = v as { sessionId?: string; capabilities?: Capabilities };
-      if (!value?.sessionId) throw new WebDriverError(200, 'unknown error', 'no sessionId in the answer');
-      return { id: value.sessionId, capabilities: value.capabilities ?? {} };
-    });
-    return new Promise((resolve, reject) => {
-      const giveUp = () => {
-        const s = latest();
-        if (!s?.reachable || (s.queue ?? 1) > 0) post.abort();
-        else {
-          const cap = setTimeout(() => post.abort(), ADOPT_LATE_MS);
-          cap.unref();
-          sent.then(
-            (late) => {
-              clearTimeout(cap);
-              log.debug({ grid_session: late.id }, 'Grid session arrived after the deadline: deleted');
-              this.reaper.created(late.id);
-              void this.deleteSession(late.id);
-            },
-            () => clearTimeout(cap),
-          );
-        }
-        reject(signal.reason);
-      };
-      if (signal.aborted) return giveUp();
-      signal.addEventListener('abort', giveUp, { once: true });
-      sent.then(resolve, reject).finally(() => signal.removeEventListener('abort', giveUp));
-    });
   }
 
   /** Reads the Grid's status every second while a request waits: a deadline can then say the Grid is full. */
