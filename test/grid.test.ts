@@ -5,10 +5,14 @@
  * One Grid for the whole file: Java starts slowly.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { GridBrowser } from '../src/backends/grid/grid-browser.js';
 import { GridPlacement } from '../src/backends/grid/grid-placement.js';
 import { createEngine } from '../src/cli/compose.js';
+import { gridFromEnv } from '../src/cli/grid-options.js';
 import { ops } from '../src/engine/api.js';
 import type { Engine } from '../src/engine/engine.js';
 import { TabwrightError } from '../src/engine/errors.js';
@@ -17,7 +21,7 @@ import { tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 import { startGrid, type TestGrid } from './helpers/grid.js';
 import { refIn, stdioClient } from './helpers/mcp.js';
-import { spawnProvider } from './helpers/provider.js';
+import { BIN, spawnProvider } from './helpers/provider.js';
 import { spawnServe } from './helpers/serve.js';
 
 let grid: TestGrid;
@@ -200,6 +204,20 @@ describe('tabwright on a Selenium Grid', () => {
       const status = await e.placementStatus();
       assert.equal(status?.reachable, false);
       await e.close();
+      const doctor = spawnSync(process.execPath, [BIN, 'doctor', '--json', '--grid', 'http://127.0.0.1:9'], {
+        encoding: 'utf8',
+        env: { ...process.env, TABWRIGHT_HOME: home.dir },
+      });
+      assert.equal(doctor.status, 1, doctor.stderr);
+      const report = JSON.parse(doctor.stdout) as {
+        grid: { reachable: boolean };
+        problems: { code: string }[];
+      };
+      assert.equal(report.grid.reachable, false);
+      assert.deepEqual(
+        report.problems.map((p) => p.code),
+        ['grid_unreachable'],
+      );
     });
 
     it('sessions spread over both nodes; a full Grid: the request waits in its queue within the deadline, then not_ready "Grid is full", withdrawn', async () => {
@@ -254,5 +272,74 @@ describe('tabwright on a Selenium Grid', () => {
       await ops.open.call(c.page(), { url: index, wait_until: 'load' }, {});
       assert.equal((await grid.nodeOf()).get(gridSessionOf(c)), survivor.url);
     });
+  });
+});
+
+describe('Grid settings (no Grid needed)', () => {
+  it('--grid-header and --grid-capabilities: parsed from the environment, sent with every request', async () => {
+    assert.deepEqual(
+      gridFromEnv({
+        TABWRIGHT_GRID_URL: 'http://127.0.0.1:1/wd',
+        TABWRIGHT_GRID_HEADER: 'Authorization: Basic dTpw\nX-Team: agents',
+        TABWRIGHT_GRID_CAPABILITIES: '{"platformName":"linux"}',
+      }),
+      {
+        url: 'http://127.0.0.1:1/wd',
+        headers: { authorization: 'Basic dTpw', 'x-team': 'agents' },
+        capabilities: { platformName: 'linux' },
+      },
+    );
+    assert.throws(
+      () => gridFromEnv({ TABWRIGHT_GRID_URL: 'http://x', TABWRIGHT_GRID_CAPABILITIES: '[1]' }),
+      /JSON object/,
+    );
+    assert.throws(
+      () => gridFromEnv({ TABWRIGHT_GRID_URL: 'http://x', TABWRIGHT_GRID_HEADER: 'no colon' }),
+      /Name: value/,
+    );
+    assert.equal(gridFromEnv({}), undefined);
+
+    // A stand-in Grid that records what it is sent and refuses to create sessions.
+    const seen: { path: string; auth: string | undefined; body: string }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => {
+        body += d;
+      });
+      req.on('end', () => {
+        seen.push({ path: req.url ?? '', auth: req.headers.authorization, body });
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ value: { error: 'unknown error', message: 'no browsers here' } }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const e = createEngine({
+      home: home.dir,
+      grid: {
+        url: `http://127.0.0.1:${port}/wd`,
+        headers: { authorization: 'Basic dTpw' },
+        capabilities: { platformName: 'linux', 'goog:chromeOptions': { args: ['--lang=de'] } },
+      },
+    });
+    try {
+      const err = await rejects(e.startSession({}, { timeoutMs: 5000 }));
+      assert.equal(err.code, 'browser_not_running');
+      assert.match(err.message, /no browsers here/);
+      const create = seen.find((s) => s.path === '/wd/session');
+      assert.ok(create, `no new-session request among ${seen.map((s) => s.path)}`);
+      const caps = JSON.parse(create.body).capabilities.alwaysMatch;
+      assert.equal(caps.browserName, 'chrome');
+      assert.equal(caps.platformName, 'linux');
+      assert.ok(caps['goog:chromeOptions'].args.includes('--headless=new'));
+      assert.ok(caps['goog:chromeOptions'].args.includes('--lang=de'));
+      assert.ok(
+        seen.every((s) => s.auth === 'Basic dTpw'),
+        'every request carries the header',
+      );
+    } finally {
+      await e.close();
+      server.close();
+    }
   });
 });

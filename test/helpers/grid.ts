@@ -159,13 +159,13 @@ export async function startGrid(opts: GridOptions = {}): Promise<TestGrid> {
     );
     rmSync(dir, { recursive: true, force: true });
   };
-  const until = Date.now() + 60_000;
+  const until = Date.now() + 120_000;
   for (;;) {
     const s = await status(url);
     if (s?.ready && s.nodes.filter((n) => n.availability === 'UP').length === nodeCount) break;
     if (Date.now() > until) {
       await stop();
-      throw new Error(`the test Grid did not come up within 60 s (hub ${url})`);
+      throw new Error(`the test Grid did not come up within 120 s (hub ${url})`);
     }
     await new Promise((r) => setTimeout(r, 300));
   }
