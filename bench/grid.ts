@@ -2,12 +2,12 @@
  * npm run bench:grid — sessions on a Selenium Grid 4 (hub + two nodes on loopback, started here)
  * against local sessions (the engine's shared launched Chromium), in the same run: session start,
  * a snapshot and a click, medians and ratios grid/local; then 16 concurrent Grid sessions over the
- * two nodes (all must succeed) and the memory they take on the nodes (RSS of each node's process
+ * two nodes (all must succeed) and the memory they take on the nodes (PSS of each node's process
  * tree: chromedriver and Chromium, the JVM excluded), per session. Not a test: numbers go to
  * docs/benchmarks.md.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine, type Engine } from '../src/index.js';
@@ -47,7 +47,17 @@ async function rounds(engine: Engine, url: string): Promise<Times> {
   return t;
 }
 
-/** RSS (KiB) of every process below `pid` (not `pid` itself: the node's JVM). */
+/** PSS (KiB: shared pages split between their processes) of one process; 0 when it is gone. */
+function pssKiB(pid: number): number {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** PSS (KiB) of every process below `pid` (not `pid` itself: the node's JVM). */
 function treeRssKiB(pid: number): number {
   const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,rss='], { encoding: 'utf8' })
     .trim()
@@ -63,7 +73,7 @@ function treeRssKiB(pid: number): number {
         grew = true;
       }
   }
-  return rows.filter(([p]) => p !== pid && below.has(p)).reduce((sum, [, , rss]) => sum + rss, 0);
+  return rows.filter(([p]) => p !== pid && below.has(p)).reduce((sum, [p]) => sum + pssKiB(p), 0);
 }
 
 async function main(): Promise<void> {
@@ -92,8 +102,8 @@ async function main(): Promise<void> {
     const results = await Promise.allSettled(
       Array.from({ length: CONCURRENT }, async () => {
         const s = await onGrid.startSession({}, { timeoutMs: 60_000 });
-        await s.page().open(url);
-        await s.page().snapshot();
+        await s.page().open(url, 'load', { timeoutMs: 30_000 });
+        await s.page().snapshot({}, { timeoutMs: 30_000 });
         return s;
       }),
     );
@@ -110,7 +120,7 @@ async function main(): Promise<void> {
     );
     for (const r of results) if (r.status === 'rejected') console.log(`  failed: ${String(r.reason)}`);
     console.log(
-      `node memory (chromedriver + Chromium trees): ${(added / 1024).toFixed(0)} MiB for ${ok.length} sessions = ${(added / 1024 / Math.max(1, ok.length)).toFixed(0)} MiB per session`,
+      `node memory (PSS of the chromedriver + Chromium trees): ${(added / 1024).toFixed(0)} MiB for ${ok.length} sessions = ${(added / 1024 / Math.max(1, ok.length)).toFixed(0)} MiB per session`,
     );
     await Promise.all(ok.map((r) => onGrid.closeSession(r.value.id)));
   } finally {
