@@ -39,7 +39,8 @@ export class GridBrowser implements BackendBrowser {
     private readonly inner: BackendBrowser,
     private readonly grid: GridEndpoint,
     readonly gridSessionId: string,
-    private readonly onReleased: (id: string) => void,
+    /** `deleted`: the Grid no longer holds the session (false: the delete did not get through). */
+    private readonly onReleased: (id: string, deleted: boolean) => void,
   ) {
     this.family = inner.family;
     this.label = `${inner.label} on Selenium Grid`;
@@ -87,14 +88,16 @@ export class GridBrowser implements BackendBrowser {
   private release(): Promise<void> {
     this.deleted ??= webdriver(this.grid, 'DELETE', `/session/${this.gridSessionId}`, {
       signal: within(DELETE_TIMEOUT_MS),
-    })
-      .then(
-        () => undefined,
-        (err: unknown) => {
-          log.debug({ grid_session: this.gridSessionId, err: String(err) }, 'Grid session delete failed');
-        },
-      )
-      .finally(() => this.onReleased(this.gridSessionId));
+    }).then(
+      () => this.onReleased(this.gridSessionId, true),
+      (err: unknown) => {
+        // The Grid no longer knows it: gone. Otherwise (a slow or unreachable Grid) the reaper keeps
+        // it and tries again when this process ends.
+        const gone = err instanceof WebDriverError && err.error === 'invalid session id';
+        this.onReleased(this.gridSessionId, gone);
+        log.debug({ grid_session: this.gridSessionId, err: String(err) }, 'Grid session delete failed');
+      },
+    );
     return this.deleted;
   }
 

@@ -101,9 +101,9 @@ export class GridPlacement implements SessionPlacement {
         { retryable: true, details: { grid: this.url } },
       );
     }
-    const browser = new GridBrowser(inner, this.grid, created.id, (id) => {
+    const browser = new GridBrowser(inner, this.grid, created.id, (id, deleted) => {
       this.live.delete(browser);
-      this.reaper.deleted(id);
+      if (deleted) this.reaper.deleted(id);
     });
     this.live.add(browser);
     log.info({ grid: this.url, grid_session: created.id }, 'Grid session placed');
@@ -217,8 +217,11 @@ export class GridPlacement implements SessionPlacement {
   }
 
   private async deleteSession(id: string): Promise<void> {
-    await webdriver(this.grid, 'DELETE', `/session/${id}`, { signal: within(5000) }).catch(() => {});
-    this.reaper.deleted(id);
+    const deleted = await webdriver(this.grid, 'DELETE', `/session/${id}`, { signal: within(5000) }).then(
+      () => true,
+      () => false,
+    );
+    if (deleted) this.reaper.deleted(id);
   }
 
   async close(): Promise<void> {

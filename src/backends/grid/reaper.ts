@@ -22,7 +22,7 @@ process.stdin.on('data', (d) => {
 });
 process.stdin.on('close', async () => {
   await Promise.allSettled([...live].map((id) => fetch(grid.base + '/session/' + id, {
-    method: 'DELETE', headers: grid.headers, signal: AbortSignal.timeout(10000) })));
+    method: 'DELETE', headers: grid.headers, signal: AbortSignal.timeout(60000) })));
   process.exit(0);
 });
 `;
