@@ -373,8 +373,15 @@ export interface Backend {
     userDataDir: string,
     network?: ContextNetworkOptions,
   ): Promise<{ browser: BackendBrowser; context: BackendContext }>;
-  /** Attach to a running browser by CDP endpoint (http://host:port or ws://…). */
-  attachCdp(endpoint: string, timeoutMs: number): Promise<BackendBrowser>;
+  /**
+   * Attach to a running browser by CDP endpoint (http://host:port or ws://…); `headers` go with the
+   * connection request (a Grid behind an authenticating proxy).
+   */
+  attachCdp(
+    endpoint: string,
+    timeoutMs: number,
+    opts?: { headers?: Record<string, string> },
+  ): Promise<BackendBrowser>;
   /** Connect to a remote browser server by its ws endpoint. */
   connectRemote(wsEndpoint: string, timeoutMs: number): Promise<BackendBrowser>;
 }
@@ -460,3 +467,51 @@ export type RequestLogEvent =
   | { phase: 'response'; key: object; status: number; statusText: string; mimeType: string }
   | { phase: 'finished'; key: object; readBody: () => Promise<Buffer | null> }
   | { phase: 'failed'; key: object; errorText: string };
+
+/**
+ * Where ephemeral sessions get their browsers when not from the engine's shared launched browser:
+ * a Selenium Grid (src/backends/grid) gives each session a browser of its own on one of its nodes.
+ * Closing that browser (BackendBrowser.close) gives it back; onDisconnected fires when it is lost
+ * (its node died), in time for calls to fail with browser_not_running.
+ */
+export interface SessionPlacement {
+  readonly kind: 'grid';
+  /** Where the sessions go (the Grid's URL), for logs and status. */
+  readonly url: string;
+  /**
+   * Whether the placed browser can reach a proxy on this machine's 127.0.0.1 (the Grid runs here):
+   * only then can a restricted session's policy proxy carry its traffic.
+   */
+  readonly sharesLoopback: boolean;
+  /** A browser of its own for one session, within the deadline (`signal` fires when it passes). */
+  acquire(backend: Backend, req: PlacementRequest): Promise<BackendBrowser>;
+  status(timeoutMs: number): Promise<PlacementStatus>;
+  /** Gives back every browser still placed (the engine is closing). */
+  close(): Promise<void>;
+}
+
+export interface PlacementRequest {
+  headless: boolean;
+  args: string[];
+  signal: AbortSignal;
+  remainingMs(): number;
+}
+
+/** What a placement reports (provider.status, tabwright doctor). */
+export interface PlacementStatus {
+  kind: 'grid';
+  url: string;
+  reachable: boolean;
+  /** The Grid's own readiness (a node is up). */
+  ready: boolean;
+  message: string;
+  nodes: number;
+  nodes_up: number;
+  slots: number;
+  free_slots: number;
+  sessions: number;
+  /** Session requests waiting in the Grid's queue; null when the Grid does not say. */
+  queue: number | null;
+  /** Browser names the nodes offer (chrome, firefox, …). */
+  browsers: string[];
+}

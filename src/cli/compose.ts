@@ -1,20 +1,31 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import type { Backend } from '../backends/backend.js';
+import type { Backend, SessionPlacement } from '../backends/backend.js';
 import { ChromiumBackend } from '../backends/chromium/chromium-backend.js';
+import { GridPlacement, type GridSettings } from '../backends/grid/grid-placement.js';
 import { admissionFromEnv } from '../engine/admission.js';
 import { Engine, type EngineOptions } from '../engine/engine.js';
+import { gridFromEnv } from './grid-options.js';
 
 /**
  * The composition root: the one place that chooses browser backends and hands them to the engine.
  * The engine and the doors only know the backend interface (src/backends/backend.ts), so a second
- * backend (Firefox over WebDriver BiDi, sessions on a Grid) plugs in here.
+ * backend (Firefox over WebDriver BiDi) plugs in here, and so does where sessions run: on this
+ * machine, or on a Selenium Grid (`--grid URL` / TABWRIGHT_GRID_URL, src/backends/grid).
  */
 
-export type EngineSettings = Omit<EngineOptions, 'backends'>;
+export type EngineSettings = Omit<EngineOptions, 'backends' | 'placement'> & {
+  /** Ephemeral sessions on this Grid; default: $TABWRIGHT_GRID_URL (and its companions); null = local. */
+  grid?: GridSettings | null;
+};
 
 /** The backends this process offers, the default first. */
 export function defaultBackends(): Backend[] {
   return [new ChromiumBackend()];
+}
+
+function placement(grid: GridSettings | null | undefined): SessionPlacement | undefined {
+  const settings = grid === undefined ? gridFromEnv() : grid;
+  return settings ? new GridPlacement(settings) : undefined;
 }
 
 /**
@@ -23,8 +34,9 @@ export function defaultBackends(): Backend[] {
  * counts there every second (bench/soak.ts reads them for the doors that have no health endpoint).
  */
 export function createEngine(settings: EngineSettings = {}): Engine {
-  const admission = { ...admissionFromEnv(), ...settings.admission };
-  const engine = new Engine({ ...settings, admission, backends: defaultBackends() });
+  const { grid, ...rest } = settings;
+  const admission = { ...admissionFromEnv(), ...rest.admission };
+  const engine = new Engine({ ...rest, admission, backends: defaultBackends(), placement: placement(grid) });
   const statsFile = process.env.TABWRIGHT_STATS_FILE;
   if (statsFile) writeCountsEvery(engine, statsFile, 1000);
   return engine;

@@ -1,7 +1,8 @@
-import type { Diagnostics } from '../engine/diagnostics.js';
+import type { PlacementStatus } from '../backends/backend.js';
+import { type Diagnostics, placementProblems } from '../engine/diagnostics.js';
 import { createEngine } from './compose.js';
 
-export function formatDiagnostics(d: Diagnostics): string {
+export function formatDiagnostics(d: Diagnostics, grid: PlacementStatus | null = null): string {
   const lines: string[] = [];
   lines.push(`node       ${d.node} (${d.platform})${d.root ? ', running as root' : ''}`);
   if (d.browsers.length === 0) lines.push('browsers   none found');
@@ -11,23 +12,45 @@ export function formatDiagnostics(d: Diagnostics): string {
       `browser  ${mark} ${b.path}  ${b.version ?? (b.executable ? 'version unknown' : 'not executable')}  [${b.source}]`,
     );
   }
+  if (grid) lines.push(...formatGrid(grid));
   lines.push(`home       ${d.home}`);
   for (const dir of d.dirs) {
     lines.push(
       `  ${dir.role.padEnd(9)} ${dir.path}  ${dir.exists ? (dir.writable ? 'writable' : 'NOT writable') : 'will be created on first use'}`,
     );
   }
-  if (d.problems.length === 0) lines.push('status     ok');
-  for (const p of d.problems) {
+  const problems = doctorProblems(d, grid);
+  if (problems.length === 0) lines.push('status     ok');
+  for (const p of problems) {
     lines.push(`problem    ${p.code}: ${p.message}`);
     for (const step of p.manual_steps) lines.push(`           $ ${step}`);
   }
   return lines.join('\n');
 }
 
+function formatGrid(g: PlacementStatus): string[] {
+  if (!g.reachable) return [`grid       ${g.url}  UNREACHABLE`];
+  return [
+    `grid       ${g.url}  ${g.ready ? 'ready' : 'not ready'}`,
+    `  nodes    ${g.nodes_up} up of ${g.nodes}; browsers: ${g.browsers.join(', ') || 'none'}`,
+    `  slots    ${g.free_slots} free of ${g.slots} (${g.sessions} sessions)`,
+    `  queue    ${g.queue ?? 'unknown'}`,
+  ];
+}
+
+/** With a Grid, its state decides (local browsers are not used for sessions); without one, the machine's. */
+function doctorProblems(d: Diagnostics, grid: PlacementStatus | null): Diagnostics['problems'] {
+  return grid ? placementProblems(grid) : d.problems;
+}
+
 /** `tabwright doctor [--json]`: exit 0 when usable, 1 when something must be fixed first. */
-export function runDoctor(opts: { json?: boolean }): number {
-  const d = createEngine().diagnostics();
-  process.stdout.write(`${opts.json ? JSON.stringify(d, null, 2) : formatDiagnostics(d)}\n`);
-  return d.problems.length === 0 ? 0 : 1;
+export async function runDoctor(opts: { json?: boolean }): Promise<number> {
+  const engine = createEngine();
+  const d = engine.diagnostics();
+  const grid = await engine.placementStatus();
+  const problems = doctorProblems(d, grid);
+  process.stdout.write(
+    `${opts.json ? JSON.stringify({ ...d, grid, problems }, null, 2) : formatDiagnostics(d, grid)}\n`,
+  );
+  return problems.length === 0 ? 0 : 1;
 }

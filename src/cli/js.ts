@@ -33,6 +33,8 @@ Options:
   --logs [--lines N]  print the end of the daemon log (default 200 lines)
   --allow-file-urls   start the daemon with file: URLs allowed (off: refused); a daemon already
                       running without it is not changed: restart it with this flag
+  --grid URL          start the daemon with its sessions on this Selenium Grid (TABWRIGHT_GRID_URL);
+                      a daemon already running is not changed: restart it with this flag
   -h, --help          this help
 `;
 
@@ -111,6 +113,11 @@ function parseArgs(argv: string[]): Args {
         break;
       case '--allow-file-urls':
         a.allowFileUrls = true;
+        break;
+      case '--grid':
+        // The daemon inherits it (TABWRIGHT_GRID_URL, docs/scale-out.md).
+        process.env.TABWRIGHT_GRID_URL = value(i, arg);
+        i++;
         break;
       case '-h':
       case '--help':

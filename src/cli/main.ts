@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { VERSION } from '../version.js';
+import { exportGridOptions, withGridOptions } from './grid-options.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -23,10 +24,10 @@ function nonNegativeInt(value: string): number {
 const program = new Command()
   .name('tabwright')
   .description('Browser-control engine for AI agents: one engine, many protocol doors.')
-  .version(VERSION);
+  .version(VERSION)
+  .hook('preAction', (_program, action) => exportGridOptions(action.opts()));
 
-program
-  .command('serve')
+withGridOptions(program.command('serve'))
   .description('serve the HTTP command API (deepseek-browser-use compatible) on loopback')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0 = any free port)', port, 10049)
@@ -58,8 +59,7 @@ program
     await runServe(opts);
   });
 
-program
-  .command('mcp')
+withGridOptions(program.command('mcp'))
   .description('serve MCP on stdio for one client (Claude Code, Cursor, VS Code, …)')
   .option(
     '--tools <set>',
@@ -78,8 +78,7 @@ program
     await runMcp(opts);
   });
 
-program
-  .command('provider')
+withGridOptions(program.command('provider'))
   .description('serve the Browser Provider Protocol v0.1 (JSON lines on stdio, or --socket PATH)')
   .option('--browser <family>', 'browser family (chromium)', 'chromium')
   .option('--headed', 'show browser windows instead of running headless')
@@ -95,8 +94,7 @@ program
     await runProvider(opts);
   });
 
-program
-  .command('pipe')
+withGridOptions(program.command('pipe'))
   .description('the browser side of the sgClaw JSON-Lines pipe: spawn an agent and serve its signed commands')
   .requiredOption('--agent <command>', 'agent command line (no shell; its stdin/stdout carry the protocol)')
   .option('--rules <file>', 'MAC policy rules.json (default: loopback hosts only, all 14 actions)')
@@ -128,13 +126,12 @@ program
     process.exitCode = await runConformance(opts);
   });
 
-program
-  .command('doctor')
+withGridOptions(program.command('doctor'))
   .description('report browsers, versions, the profile root and writable directories')
   .option('--json', 'print JSON instead of text')
   .action(async (opts: { json?: boolean }) => {
     const { runDoctor } = await import('./doctor.js');
-    process.exitCode = runDoctor(opts);
+    process.exitCode = await runDoctor(opts);
   });
 
 program

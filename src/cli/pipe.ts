@@ -78,7 +78,7 @@ export async function runPipe(opts: PipeCliOptions): Promise<void> {
 
   const child = spawn(argv[0]!, argv.slice(1), {
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, ...(rulesPath ? { TABWRIGHT_PIPE_RULES: rulesPath } : {}) },
+    env: { ...agentEnv(), ...(rulesPath ? { TABWRIGHT_PIPE_RULES: rulesPath } : {}) },
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => {
     child.once('exit', (code, signal) => r({ code, signal }));
@@ -167,4 +167,10 @@ function findExecutable(cmd: string): string | null {
     if (dir && ok(join(dir, cmd))) return join(dir, cmd);
   }
   return null;
+}
+
+/** Our environment for the agent, without the Grid's credentials (they are the browser side's). */
+function agentEnv(): NodeJS.ProcessEnv {
+  const { TABWRIGHT_GRID_HEADER: _credentials, ...env } = process.env;
+  return env;
 }

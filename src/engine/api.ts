@@ -7,6 +7,7 @@
 
 // Deadlines: defaults and limits every door states, and a deadline for a door's own waits.
 export { DEFAULT_TIMEOUT_MS, Deadline, MAX_TIMEOUT_MS, type OperationOptions } from './deadline.js';
+export { placementProblems } from './diagnostics.js';
 // Errors: the 14 normalized codes.
 export {
   ERROR_CODES,

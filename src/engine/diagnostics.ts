@@ -1,6 +1,11 @@
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Backend, BrowserFinding as BackendFinding, BrowserFamily } from '../backends/backend.js';
+import type {
+  Backend,
+  BrowserFinding as BackendFinding,
+  BrowserFamily,
+  PlacementStatus,
+} from '../backends/backend.js';
 import { tabwrightHome } from './home.js';
 
 export interface BrowserFinding extends BackendFinding {
@@ -93,4 +98,28 @@ export function collectDiagnostics(
     dirs,
     problems,
   };
+}
+
+/**
+ * What stands between a Grid and a session (`provider.status`, `tabwright doctor`). On a Grid the
+ * browsers are the nodes': a local Chromium does not matter there, the Grid's state does.
+ */
+export function placementProblems(grid: PlacementStatus): Diagnostics['problems'] {
+  if (!grid.reachable)
+    return [
+      {
+        code: 'grid_unreachable',
+        message: `${grid.message} Start the Grid, or fix --grid / TABWRIGHT_GRID_URL.`,
+        manual_steps: [`curl ${grid.url}/status`],
+      },
+    ];
+  if (grid.nodes_up === 0)
+    return [
+      {
+        code: 'grid_no_nodes',
+        message: `The Selenium Grid at ${grid.url} has no node up: sessions would wait in its queue. Start a node (java -jar selenium-server.jar node --hub ${grid.url}).`,
+        manual_steps: [],
+      },
+    ];
+  return [];
 }

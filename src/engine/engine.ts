@@ -1,8 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Backend, BackendBrowser, BrowserFamily } from '../backends/backend.js';
+import type {
+  Backend,
+  BackendBrowser,
+  BrowserFamily,
+  PlacementStatus,
+  SessionPlacement,
+} from '../backends/backend.js';
 import { type AdmissionLimits, checkAdmission } from './admission.js';
-import { Deadline, type OperationOptions } from './deadline.js';
+import { Deadline, DeadlineExpired, type OperationOptions } from './deadline.js';
 import { collectDiagnostics, type Diagnostics } from './diagnostics.js';
 import { type DialogPolicyInput, parseDialogPolicy } from './dialogs.js';
 import { countSessions, type EngineCounts } from './engine-stats.js';
@@ -36,6 +42,11 @@ export interface EngineOptions {
   allowFileUrls?: boolean;
   /** Back-pressure (admission.ts): a session limit and a free-memory floor for new sessions. */
   admission?: AdmissionLimits;
+  /**
+   * Where ephemeral sessions get their browsers: absent, from the shared launched browser; a
+   * Selenium Grid placement (src/backends/grid, `--grid URL`) gives each one a browser of its own.
+   */
+  placement?: SessionPlacement;
 }
 
 const DIAGNOSTICS_TTL_MS = 5 * 60_000;
@@ -80,6 +91,7 @@ export class Engine {
   private readonly sessionsById = new Map<string, Session>();
   /** The shared browser of ephemeral sessions, per family. */
   private readonly shared = new Map<BrowserFamily, Promise<BackendBrowser>>();
+  private readonly placement: SessionPlacement | undefined;
   private closing = false;
   /** Back-pressure limits (admission.ts). */
   readonly admission: AdmissionLimits;
@@ -97,6 +109,7 @@ export class Engine {
     this.extraArgs = opts.extraArgs ?? [];
     this.allowFileUrls = opts.allowFileUrls ?? false;
     this.admission = opts.admission ?? {};
+    this.placement = opts.placement;
   }
 
   /** What the engine holds now (engine-stats.ts): sessions, pages, logs, refs, Node's handles. */
@@ -191,10 +204,13 @@ export class Engine {
       () => this.starting--,
       () => this.starting--,
     );
-    const session = await Promise.race([work, deadline.expired()]).catch((err) => {
+    const session = await Promise.race([work, deadline.expired()]).catch(async (err) => {
       // A session that arrives after the caller gave up must not leak.
       work.then((s) => s.close()).catch(() => {});
       if (err instanceof TabwrightError) throw err;
+      // A placement that knows why it is late (a full Grid) says so as the deadline passes.
+      const own = err instanceof DeadlineExpired ? await settledWithin(work, 200) : undefined;
+      if (own instanceof TabwrightError) throw own;
       throw new TabwrightError(
         'not_ready',
         `Starting a ${kind} session did not finish within ${deadline.timeoutMs} ms. Retry with a larger timeout_ms; run \`tabwright doctor\` if it keeps failing.`,
@@ -230,12 +246,27 @@ export class Engine {
     const backend = this.backend(req.browser);
     switch (kind) {
       case 'ephemeral': {
-        const browser = await this.sharedBrowser(backend);
-        return withPolicyProxy(policy, async (proxy) => {
+        const placed = this.placement;
+        if (placed && policy.restricted && !placed.sharesLoopback) throw policyNeedsLoopbackGrid(placed.url);
+        const browser = placed
+          ? await placed.acquire(backend, {
+              headless: this.headless,
+              args: this.extraArgs,
+              signal: deadline.signal,
+              remainingMs: () => deadline.remaining(),
+            })
+          : await this.sharedBrowser(backend);
+        const created = withPolicyProxy(policy, async (proxy) => {
           const context = await browser.newContext({ proxyServer: proxy?.url });
-          const s = new Session({ ...common, kind, browser, context, ownsBrowser: false, proxy });
+          // A placed browser is the session's own: closing the session gives it back.
+          const s = new Session({ ...common, kind, browser, context, ownsBrowser: !!placed, proxy });
           await s.newPage();
           return s;
+        });
+        if (!placed) return created;
+        return created.catch(async (err) => {
+          await browser.close().catch(() => {});
+          throw err;
         });
       }
       case 'persistent': {
@@ -347,6 +378,7 @@ export class Engine {
       const shared = [...this.shared.values()];
       this.shared.clear();
       await Promise.allSettled(shared.map(async (b) => (await b.catch(() => undefined))?.close()));
+      await this.placement?.close();
     })();
     if (opts.graceMs === undefined) await graceful;
     else {
@@ -383,6 +415,11 @@ export class Engine {
     return this.diagnosed.d;
   }
 
+  /** Where ephemeral sessions are placed (the Grid: reachable, nodes, free slots, queue), or null for local. */
+  async placementStatus(timeoutMs = 3000): Promise<PlacementStatus | null> {
+    return this.placement ? this.placement.status(timeoutMs) : null;
+  }
+
   /** For diagnostics and tests: the OS pid of the shared browser, if launched. */
   async sharedBrowserPid(family?: BrowserFamily): Promise<number | undefined> {
     const b = await this.shared.get(family ?? this.backends[0]!.name)?.catch(() => undefined);
@@ -405,6 +442,36 @@ function policyNeedsLaunch(kind: 'attach' | 'remote'): TabwrightError {
     `An origin policy cannot be enforced in ${what}: tabwright cannot send that browser's worker WebSockets and WebRTC traffic through its filter, so data could leave the allowed origins. Start an ephemeral or persistent session with the allowlist (tabwright launches Chromium and enforces it there), or ${kind === 'attach' ? 'attach' : 'connect'} without allowed origins.`,
     { details: { kind, reason: 'policy_unenforceable' } },
   );
+}
+
+/**
+ * A restricted session's traffic goes through its policy proxy on this machine's 127.0.0.1, which a
+ * Grid node on another machine cannot reach (and CDP interception alone misses workers' WebSockets
+ * and WebRTC, see policyNeedsLaunch): such a session is refused rather than handed out with holes.
+ */
+function policyNeedsLoopbackGrid(grid: string): TabwrightError {
+  return new TabwrightError(
+    'unsupported_target',
+    `An origin policy cannot be enforced on the Selenium Grid at ${grid}: its nodes cannot reach tabwright's policy proxy on this machine's loopback, so data could leave the allowed origins. Start this session without allowed origins, run it without --grid, or use a Grid on this machine (127.0.0.1).`,
+    { details: { kind: 'ephemeral', grid, reason: 'policy_unenforceable' } },
+  );
+}
+
+/** What `p` settled with if it settles within `ms` (its rejection reason, or undefined). */
+async function settledWithin(p: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((r) => {
+    timer = setTimeout(() => r(undefined), ms);
+  });
+  const out = await Promise.race([
+    p.then(
+      () => undefined,
+      (e: unknown) => e,
+    ),
+    late,
+  ]);
+  clearTimeout(timer);
+  return out;
 }
 
 /**

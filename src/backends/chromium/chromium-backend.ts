@@ -124,10 +124,14 @@ export class ChromiumBackend implements Backend {
     }
   }
 
-  async attachCdp(endpoint: string, timeoutMs: number): Promise<BackendBrowser> {
+  async attachCdp(
+    endpoint: string,
+    timeoutMs: number,
+    opts: { headers?: Record<string, string> } = {},
+  ): Promise<BackendBrowser> {
     const { chromium, ChromiumBrowser } = await driver();
     try {
-      const browser = await chromium.connectOverCDP(endpoint, { timeout: timeoutMs });
+      const browser = await chromium.connectOverCDP(endpoint, { timeout: timeoutMs, headers: opts.headers });
       return new ChromiumBrowser(browser, 'cdp');
     } catch (err) {
       throw new TabwrightError(

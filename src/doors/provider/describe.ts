@@ -4,6 +4,7 @@ import {
   MAX_TIMEOUT_MS,
   type OperationOptions,
   ops,
+  placementProblems,
   toJsonSchema,
   toTabwrightError,
 } from '../../engine/api.js';
@@ -120,28 +121,37 @@ function certificationOf(home: string | undefined, browser: string): Record<stri
 }
 
 function level(code: string): 'error' | 'warning' {
-  return code === 'browser_missing' || code === 'browser_path_invalid' ? 'error' : 'warning';
+  return ['browser_missing', 'browser_path_invalid', 'grid_unreachable'].includes(code) ? 'error' : 'warning';
 }
 
 /** provider.status from the diagnostics: availability, setup_state and the steps always agree. */
 export async function buildStatus(call: CallContext): Promise<Record<string, unknown>> {
   const d = await ops.diagnostics.call(call.engine, {});
-  const detected = d.selected_browser !== null;
+  const grid = await ops.placement.call(call.engine, {});
+  // On a Grid the browsers are the nodes': a local Chromium does not matter, the Grid does.
+  const problems = grid ? placementProblems(grid) : d.problems;
+  const detected = grid ? grid.reachable && grid.nodes_up > 0 : d.selected_browser !== null;
   const selected = d.browsers.find((b) => b.selected);
   const sessions = (await ops.listSessions.call(call.engine, {})).filter((s) => s.alive);
   const running = sessions.length > 0 || (await ops.sharedBrowser.call(call.engine, {})).running;
   const diags: Record<string, unknown>[] = [];
-  if (detected) {
+  if (grid?.reachable) {
+    diags.push({
+      level: 'info',
+      code: 'grid_reachable',
+      message: `Selenium Grid at ${grid.url}: ${grid.nodes_up}/${grid.nodes} nodes up, ${grid.free_slots}/${grid.slots} slots free, ${grid.queue ?? '?'} queued`,
+    });
+  } else if (detected) {
     diags.push({
       level: 'info',
       code: 'browser_detected',
       message: `${selected?.version ?? 'Chromium'} at ${d.selected_browser}`,
     });
   }
-  for (const p of d.problems)
+  for (const p of problems)
     diags.push({ level: level(p.code), code: p.code, message: p.message, manual_steps: p.manual_steps });
-  const blocking = d.problems.some((p) => level(p.code) === 'error') || !detected;
-  const manual = [...new Set(d.problems.flatMap((p) => p.manual_steps))];
+  const blocking = problems.some((p) => level(p.code) === 'error') || !detected;
+  const manual = [...new Set(problems.flatMap((p) => p.manual_steps))];
   return {
     availability: blocking ? 'unavailable' : d.problems.length > 0 ? 'degraded' : 'ready',
     browser_detected: detected,
@@ -156,6 +166,7 @@ export async function buildStatus(call: CallContext): Promise<Record<string, unk
     headless: !call.options.headed,
     sessions: sessions.length,
     home: d.home,
+    grid,
   };
 }
 
@@ -241,7 +252,7 @@ export const PROVIDER_METHODS: ProviderMethod[] = [
   method({
     name: 'provider.status',
     summary: 'Availability, browser detection, setup state and diagnostics with manual steps.',
-    ops: [ops.diagnostics, ops.listSessions, ops.sharedBrowser],
+    ops: [ops.diagnostics, ops.listSessions, ops.sharedBrowser, ops.placement],
     meta: { group: 'core', stability: 'stable' },
     params: StatusParams,
     run: (call) => buildStatus(call),

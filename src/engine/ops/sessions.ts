@@ -78,6 +78,26 @@ export const diagnostics = defineOp({
   run: (engine, i) => engine.diagnostics({ refresh: i.refresh }),
 });
 
+export const placement = defineOp({
+  name: 'engine.placement',
+  scope: 'engine',
+  effect: 'read',
+  summary:
+    'Where ephemeral sessions run: null for this machine, or the Selenium Grid (reachable, nodes, free slots, queue).',
+  input: z
+    .object({
+      timeout_ms: z
+        .number()
+        .int()
+        .min(1)
+        .max(10_000)
+        .optional()
+        .describe('How long to wait for the Grid (default 3000).'),
+    })
+    .strict(),
+  run: (engine, i) => engine.placementStatus(i.timeout_ms),
+});
+
 export const sharedBrowser = defineOp({
   name: 'engine.shared_browser',
   scope: 'engine',
