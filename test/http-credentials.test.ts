@@ -13,7 +13,7 @@ const auth = () => `${h.fixtures.url}/basic-auth`;
 async function refused(task: string, url: string): Promise<void> {
   const r = await h.fails(task, 'go_to_url', { url });
   assert.equal(r.json.data.netError, 'ERR_INVALID_AUTH_CREDENTIALS', JSON.stringify(r.json));
-  assert.match(r.json.msg, /HTTP authentication.*set_credentials/);
+  assert.match(r.json.msg, /HTTP 认证.*set_credentials/);
   assert.equal(r.json.data.retryable, false);
 }
 

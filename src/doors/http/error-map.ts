@@ -186,6 +186,8 @@ function doorReason(e: TabwrightError, m: Mapped): string | undefined {
   }
   if (e.code === 'not_ready' && d.reason === 'network_error') {
     const net = typeof d.net_error === 'string' ? d.net_error : 'ERR_FAILED';
+    if (net === 'ERR_INVALID_AUTH_CREDENTIALS')
+      return `服务器要求 HTTP 认证（${net}），本任务没有这个源的（正确）凭据：先调用 set_credentials 设置用户名和密码，再打开页面`;
     return /ERR_ABORTED/.test(net)
       ? `打开页面被取消（${net}）：页面自己取消了这次导航（例如链接其实是下载，或又跳去了别处）；用 get_url 看现在的页面`
       : `网络错误（${net}）：浏览器显示的是网络错误页，页面根本没有内容，不是「元素在、只是暂时不可点」；请检查地址、网络或代理后重试`;
