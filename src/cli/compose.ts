@@ -1,22 +1,57 @@
-import type { Backend } from '../backends/backend.js';
+import type { Backend, BrowserFamily } from '../backends/backend.js';
 import { ChromiumBackend } from '../backends/chromium/chromium-backend.js';
+import { findFirefox } from '../backends/firefox/discovery.js';
+import { FirefoxBackend } from '../backends/firefox/firefox-backend.js';
 import { Engine, type EngineOptions } from '../engine/engine.js';
+import { TabwrightError } from '../engine/errors.js';
 
 /**
  * The composition root: the one place that chooses browser backends and hands them to the engine.
- * The engine and the doors only know the backend interface (src/backends/backend.ts), so a second
- * backend (Firefox over WebDriver BiDi, sessions on a Grid) plugs in here.
+ * The engine and the doors only know the backend interface (src/backends/backend.ts).
  */
 
-export type EngineSettings = Omit<EngineOptions, 'backends'>;
+export type EngineSettings = Omit<EngineOptions, 'backends'> & {
+  /** The default browser family (--browser, $TABWRIGHT_BROWSER); chromium when absent. */
+  browser?: BrowserFamily;
+};
 
-/** The backends this process offers, the default first. */
-export function defaultBackends(): Backend[] {
-  return [new ChromiumBackend()];
+export const BROWSER_FAMILIES: readonly BrowserFamily[] = ['chromium', 'firefox'];
+
+/**
+ * The family a command was asked for: its --browser value, else $TABWRIGHT_BROWSER, else chromium.
+ * Anything else is refused with the families there are.
+ */
+export function chooseBrowser(flag?: string, env = process.env): BrowserFamily {
+  const wanted = (flag ?? env.TABWRIGHT_BROWSER ?? 'chromium').trim().toLowerCase();
+  if ((BROWSER_FAMILIES as readonly string[]).includes(wanted)) return wanted as BrowserFamily;
+  throw new TabwrightError(
+    'invalid_request',
+    `Unknown browser "${wanted}" (from ${flag !== undefined ? '--browser' : 'TABWRIGHT_BROWSER'}); use chromium or firefox.`,
+    { details: { field: 'browser', supported: [...BROWSER_FAMILIES] } },
+  );
+}
+
+/**
+ * The backends this process offers, the default first. Chromium is always offered (its absence is a
+ * setup problem doctor reports); Firefox when it is installed, or when it is the default (then a
+ * missing Firefox gives setup_required with the install command at the first session).
+ */
+export function defaultBackends(browser: BrowserFamily = 'chromium'): Backend[] {
+  const chromium = new ChromiumBackend();
+  const firefox = new FirefoxBackend();
+  if (browser === 'firefox') return [firefox, chromium];
+  let firefoxInstalled = false;
+  try {
+    firefoxInstalled = findFirefox() !== undefined;
+  } catch {
+    // A TABWRIGHT_FIREFOX that points nowhere: doctor says so; Chromium sessions are unaffected.
+  }
+  return firefoxInstalled ? [chromium, firefox] : [chromium];
 }
 
 export function createEngine(settings: EngineSettings = {}): Engine {
-  return new Engine({ ...settings, backends: defaultBackends() });
+  const { browser, ...rest } = settings;
+  return new Engine({ ...rest, backends: defaultBackends(browser) });
 }
 
 /** Makes engines with the same backends (a door that needs a second engine, e.g. a headed one). */
