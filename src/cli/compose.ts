@@ -36,6 +36,16 @@ export function chooseBrowser(flag?: string, env = process.env): BrowserFamily {
  * setup problem doctor reports); Firefox when it is installed, or when it is the default (then a
  * missing Firefox gives setup_required with the install command at the first session).
  */
+/** chooseBrowser for a command: an unknown family ends the process with exit code 2 and the reason. */
+export function browserOrExit(command: string, flag?: string): BrowserFamily {
+  try {
+    return chooseBrowser(flag);
+  } catch (err) {
+    process.stderr.write(`tabwright ${command}: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+}
+
 export function defaultBackends(browser: BrowserFamily = 'chromium'): Backend[] {
   const chromium = new ChromiumBackend();
   const firefox = new FirefoxBackend();
@@ -49,9 +59,16 @@ export function defaultBackends(browser: BrowserFamily = 'chromium'): Backend[] 
   return firefoxInstalled ? [chromium, firefox] : [chromium];
 }
 
+/** Both backends, the chosen default first, installed or not (doctor lists what each one finds). */
+export function everyBackend(browser: BrowserFamily = 'chromium'): Backend[] {
+  const both: Backend[] = [new ChromiumBackend(), new FirefoxBackend()];
+  return browser === 'firefox' ? both.reverse() : both;
+}
+
+/** An engine over the default backends; the default family is settings.browser, else $TABWRIGHT_BROWSER. */
 export function createEngine(settings: EngineSettings = {}): Engine {
   const { browser, ...rest } = settings;
-  return new Engine({ ...rest, backends: defaultBackends(browser) });
+  return new Engine({ ...rest, backends: defaultBackends(browser ?? chooseBrowser()) });
 }
 
 /** Makes engines with the same backends (a door that needs a second engine, e.g. a headed one). */

@@ -1,5 +1,6 @@
 import type { Diagnostics } from '../engine/diagnostics.js';
-import { createEngine } from './compose.js';
+import { Engine } from '../engine/engine.js';
+import { chooseBrowser, everyBackend } from './compose.js';
 
 export function formatDiagnostics(d: Diagnostics): string {
   const lines: string[] = [];
@@ -8,7 +9,7 @@ export function formatDiagnostics(d: Diagnostics): string {
   for (const b of d.browsers) {
     const mark = b.selected ? '*' : ' ';
     lines.push(
-      `browser  ${mark} ${b.path}  ${b.version ?? (b.executable ? 'version unknown' : 'not executable')}  [${b.source}]`,
+      `browser  ${mark} ${b.family.padEnd(8)} ${b.path}  ${b.version ?? (b.executable ? 'version unknown' : 'not executable')}  [${b.source}]`,
     );
   }
   lines.push(`home       ${d.home}`);
@@ -27,7 +28,8 @@ export function formatDiagnostics(d: Diagnostics): string {
 
 /** `tabwright doctor [--json]`: exit 0 when usable, 1 when something must be fixed first. */
 export function runDoctor(opts: { json?: boolean }): number {
-  const d = createEngine().diagnostics();
+  // Every family is listed, installed or not; problems are the default family's (the one sessions use).
+  const d = new Engine({ backends: everyBackend(chooseBrowser()) }).diagnostics();
   process.stdout.write(`${opts.json ? JSON.stringify(d, null, 2) : formatDiagnostics(d)}\n`);
   return d.problems.length === 0 ? 0 : 1;
 }

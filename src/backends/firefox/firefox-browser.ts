@@ -3,10 +3,12 @@ import type { BrowsingContext, Log, Network } from 'webdriver-bidi-protocol';
 import { CLOSED_SHADOW_INIT } from '../../snapshot/injected/bundle.generated.js';
 import type { BackendBrowser, BackendContext, ContextNetworkOptions } from '../backend.js';
 import { forceClose, type LaunchedProcess } from '../process-tree.js';
+import type { RawBackendOps } from '../raw.js';
 import type { BidiConnection } from './bidi-connection.js';
 import { FirefoxContext } from './firefox-context.js';
 import { FirefoxPage } from './firefox-page.js';
 import { FirefoxRequest } from './network.js';
+import { firefoxRaw } from './raw.js';
 import { translateBidiError } from './translate-error.js';
 
 export type FirefoxConnection = 'launched' | 'persistent' | 'attach';
@@ -322,9 +324,9 @@ export class FirefoxBrowser implements BackendBrowser {
     return this.opts.launched?.pid ?? this.opts.child?.pid;
   }
 
-  raw(): undefined {
-    // No CDP in Firefox (its CDP support is gone): raw CDP sessions and Playwright tracing are Chromium's.
-    return undefined;
+  raw(): RawBackendOps {
+    // Tab ids only: no CDP in Firefox, so raw CDP sessions and Playwright tracing are refused (raw.ts).
+    return firefoxRaw;
   }
 
   launchedProcess(): LaunchedProcess | null {

@@ -1,3 +1,4 @@
+import type { BrowserFamily } from '../../backends/backend.js';
 import {
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
@@ -53,10 +54,13 @@ export function buildDescribe(
   }
   return {
     provider_id: 'tabwright',
-    provider_label: 'tabwright (Chromium)',
+    provider_label: `tabwright (${opts.families.map(familyLabel).join(', ')})`,
     provider_version: VERSION,
     protocol_version: PROTOCOL_VERSION,
-    browser_families: [opts.browser],
+    browser_families: [...opts.families],
+    default_browser_family: opts.browser,
+    // What each family cannot do (yet): the methods answer unsupported_method / unsupported_target there.
+    family_limits: Object.fromEntries(opts.families.map((f) => [f, FAMILY_LIMITS[f]])),
     transport: opts.transport,
     certification_tier: 'certified',
     capabilities: {
@@ -99,6 +103,32 @@ export function buildDescribe(
     },
   };
 }
+
+function familyLabel(f: BrowserFamily): string {
+  return f === 'firefox' ? 'Firefox' : 'Chromium';
+}
+
+/**
+ * Per browser family, what a session of it refuses: methods (with the reason) and session shapes.
+ * Firefox is driven over WebDriver BiDi (ESR 153), which has no CDP, no media emulation, no
+ * renderer-crash event and no Playwright server.
+ */
+const FAMILY_LIMITS: Record<BrowserFamily, { unsupported_methods: Record<string, string>; notes: string[] }> =
+  {
+    chromium: { unsupported_methods: {}, notes: [] },
+    firefox: {
+      unsupported_methods: {
+        'cdp.send': 'no Chrome DevTools Protocol in Firefox: unsupported_method on a Firefox session',
+      },
+      notes: [
+        'every other method works on Firefox sessions; page.screenshot, page.eval and upload.set_files go over BiDi',
+        'attach takes a Firefox started with --remote-debugging-port (cdp_endpoint http://127.0.0.1:PORT); Firefox allows one BiDi client at a time',
+        'remote Playwright browser servers are Chromium only (unsupported_target)',
+        'a renderer crash is reported as a closed page',
+        'the live view is a stream of screenshots (about 5 per second), not a screencast',
+      ],
+    },
+  };
 
 function level(code: string): 'error' | 'warning' {
   return code === 'browser_missing' || code === 'browser_path_invalid' ? 'error' : 'warning';

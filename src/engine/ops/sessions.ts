@@ -12,7 +12,12 @@ export const startSession = defineOp({
     'Start a session: ephemeral (an isolated context, default), persistent (a named profile), attach (a running browser) or remote.',
   input: SessionStart,
   run: (engine, i, opts) => {
-    const common = { policy: i.policy, network_recording: i.network_recording, dialogs: i.dialogs };
+    const common = {
+      browser: i.browser,
+      policy: i.policy,
+      network_recording: i.network_recording,
+      dialogs: i.dialogs,
+    };
     const kind = i.kind ?? 'ephemeral';
     const need = (field: 'profile' | 'endpoint'): string => {
       const v = i[field];
