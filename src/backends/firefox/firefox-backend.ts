@@ -107,11 +107,12 @@ async function newSession(conn: BidiConnection, headless: boolean): Promise<stri
   const prompts = { default: 'ignore', ...(headless ? { file: 'dismiss' } : {}) };
   const r = await conn
     .send('session.new', { capabilities: { alwaysMatch: { unhandledPromptBehavior: prompts } } } as never)
-    .catch(() =>
-      conn.send('session.new', {
+    .catch(() => {
+      // A Firefox without the "file" prompt handler: prompts as before, file pickers not intercepted.
+      return conn.send('session.new', {
         capabilities: { alwaysMatch: { unhandledPromptBehavior: { default: 'ignore' } } },
-      } as never),
-    );
+      } as never);
+    });
   const caps = (r as { capabilities: { browserVersion?: string } }).capabilities;
   return caps.browserVersion ?? 'unknown';
 }

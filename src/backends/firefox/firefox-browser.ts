@@ -17,6 +17,7 @@ export type FirefoxConnection = 'launched' | 'persistent' | 'attach';
 const EVENTS = [
   'browsingContext.contextCreated',
   'browsingContext.contextDestroyed',
+  'browsingContext.navigationStarted',
   'browsingContext.navigationCommitted',
   'browsingContext.fragmentNavigated',
   'browsingContext.historyUpdated',
@@ -89,6 +90,9 @@ export class FirefoxBrowser implements BackendBrowser {
     const c = this.conn;
     c.on<BrowsingContext.Info>('browsingContext.contextCreated', (p) => this.contextCreated(p, false));
     c.on<BrowsingContext.Info>('browsingContext.contextDestroyed', (p) => this.contextDestroyed(p));
+    c.on<BrowsingContext.NavigationInfo>('browsingContext.navigationStarted', (p) =>
+      this.pageOf(p.context)?.navigationStarted(p.context, p.navigation),
+    );
     c.on<BrowsingContext.NavigationInfo>('browsingContext.navigationCommitted', (p) =>
       this.pageOf(p.context)?.navigated(p.context, p.url, true),
     );

@@ -16,7 +16,7 @@ import { contextFetch } from './fetch.js';
 import type { FirefoxBrowser } from './firefox-browser.js';
 import type { FirefoxPage } from './firefox-page.js';
 import { globToRegExp } from './glob.js';
-import { resourceTypeOf } from './network.js';
+import { requestUrl, resourceTypeOf } from './network.js';
 import { isUnsupported, translateBidiError, unsupported } from './translate-error.js';
 
 interface Route {
@@ -150,7 +150,7 @@ export class FirefoxContext implements BackendContext {
     try {
       if (this.filter && (resourceType !== 'websocket' || this.filterWebSockets)) {
         const verdict = this.verdict({
-          url: p.request.url,
+          url: requestUrl(p.request),
           method: p.request.method,
           resourceType,
           isNavigation: document && p.navigation !== null,
@@ -161,7 +161,7 @@ export class FirefoxContext implements BackendContext {
         });
         if (verdict === 'block') {
           await conn.send('network.failRequest', { request });
-          if (document && isMainFrame) page?.documentRefused();
+          if (document && isMainFrame) page?.documentRefused(p.navigation);
           return;
         }
       }

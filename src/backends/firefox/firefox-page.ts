@@ -78,8 +78,11 @@ export class FirefoxPage implements BackendPage {
   /** Status of the main document per BiDi navigation id. */
   private readonly navStatus = new Map<string, number>();
   private lastDocumentStatus: number | null = null;
-  /** A main-frame document request failed (refused by the filter, or a network error) during a goto. */
+  /** Our navigation's document request failed (refused by the filter, or a network error). */
   private navFailure: ((why: string) => void) | null = null;
+  /** The BiDi navigation id of the goto in progress (the first navigation that started after it was sent). */
+  private currentNav: string | null = null;
+  private awaitingNav = false;
   private readonly downloads = new Map<string, PendingDownload>();
   private readonly inflight = new Set<object>();
 
@@ -321,7 +324,7 @@ export class FirefoxPage implements BackendPage {
           this.lastDocumentStatus = res.status;
           if (p.navigation) this.navStatus.set(p.navigation, res.status);
         }
-      } else if (isMain && isDocument && p.navigation) {
+      } else if (isMain && isDocument && p.navigation && p.navigation === this.currentNav) {
         this.navFailure?.((p as Network.FetchErrorParameters).errorText);
       }
       if (this.inflight.delete(key))
@@ -341,9 +344,16 @@ export class FirefoxPage implements BackendPage {
     return this.openerId !== null && this.navSeq === 0;
   }
 
-  /** The request filter refused a main-frame document of this page: its goto ends now. */
-  documentRefused(): void {
-    this.navFailure?.('NS_BINDING_ABORTED (refused by the request filter)');
+  /** The request filter refused a main-frame document of this page: the goto it belongs to ends now. */
+  documentRefused(navigation: string | null): void {
+    if (navigation !== null && navigation === this.currentNav)
+      this.navFailure?.('NS_BINDING_ABORTED (refused by the request filter)');
+  }
+
+  navigationStarted(contextId: string, navigation: string | null): void {
+    if (contextId !== this.id || !this.awaitingNav) return;
+    this.awaitingNav = false;
+    this.currentNav = navigation;
   }
 
   // ---- BackendPage ----
@@ -365,6 +375,8 @@ export class FirefoxPage implements BackendPage {
     const started = Date.now();
     const seqBefore = this.navSeq;
     this.lastDocumentStatus = null;
+    this.currentNav = null;
+    this.awaitingNav = true;
     let failure: Promise<never> | undefined;
     const failed = new Promise<never>((_, reject) => {
       this.navFailure = (why) => reject(new Error(`${operation}: ${why}`));
@@ -390,14 +402,21 @@ export class FirefoxPage implements BackendPage {
       return { url: this.url(), status: status ?? null };
     } catch (err) {
       if (err instanceof FirefoxTimeout) this.fail(err, operation, timeoutMs, true);
-      // "Address rejected" is reported for some pages that did load: believe the page, not the reply.
-      if (/Address rejected/i.test(String(err))) {
+      // "Address rejected" is reported for some pages that did load, and a navigation the page replaced
+      // at once (a meta refresh, a script, a refused frame) is reported aborted after our document
+      // committed: believe the page, not the reply.
+      const ours = !/refused by the request filter|Download is starting/.test(String(err));
+      if (ours && /Address rejected|NS_BINDING_ABORTED|NS_ERROR_ABORT/i.test(String(err))) {
         await this.nextNavigation(seqBefore, 1000).catch(() => {});
-        if (this.navSeq !== seqBefore) return { url: this.url(), status: this.lastDocumentStatus };
+        if (this.navSeq !== seqBefore) {
+          await this.waitReady(waitUntil, Math.max(1, timeoutMs - (Date.now() - started))).catch(() => {});
+          return { url: this.url(), status: this.lastDocumentStatus };
+        }
       }
       this.fail(err, operation, timeoutMs, true);
     } finally {
       this.navFailure = null;
+      this.awaitingNav = false;
     }
   }
 

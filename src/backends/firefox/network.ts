@@ -4,8 +4,22 @@ import type { BidiConnection } from './bidi-connection.js';
 
 export type RequestPhase = 'request' | 'response' | 'finished' | 'failed';
 
+/** Firefox reports a WebSocket handshake as an http(s) GET with `Sec-Fetch-Mode: websocket`. */
+function isWebSocket(r: Network.RequestData): boolean {
+  return r.headers.some((h) => {
+    const name = h.name.toLowerCase();
+    return (name === 'sec-fetch-mode' && h.value.value === 'websocket') || name === 'sec-websocket-key';
+  });
+}
+
+/** The request's URL as the page named it (ws:// and wss:// for WebSockets). */
+export function requestUrl(r: Network.RequestData): string {
+  return isWebSocket(r) ? r.url.replace(/^http/, 'ws') : r.url;
+}
+
 /** Playwright's resource types (what the engine and its filters speak) from BiDi's destination. */
 export function resourceTypeOf(r: Network.RequestData): string {
+  if (isWebSocket(r)) return 'websocket';
   switch (r.destination) {
     case 'document':
     case 'iframe':

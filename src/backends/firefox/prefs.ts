@@ -117,6 +117,8 @@ const QUIET: Record<string, string | number | boolean> = {
   'browser.download.start_downloads_in_tmp_dir': false,
   'browser.download.open_pdf_attachments_inline': false,
   'pdfjs.disabled': true,
+  // No favicon requests (Chromium headless sends none): request logs and network-idle waits match.
+  'browser.chrome.site_icons': false,
   // A proxy must see loopback destinations too: the origin policy names loopback origins.
   'network.proxy.allow_hijacking_localhost': true,
   'network.proxy.no_proxies_on': '',
