@@ -4,6 +4,7 @@ import { findFirefox } from '../backends/firefox/discovery.js';
 import { FirefoxBackend } from '../backends/firefox/firefox-backend.js';
 import { Engine, type EngineOptions } from '../engine/engine.js';
 import { TabwrightError } from '../engine/errors.js';
+import { log } from '../engine/log.js';
 
 /**
  * The composition root: the one place that chooses browser backends and hands them to the engine.
@@ -69,6 +70,20 @@ export function everyBackend(browser: BrowserFamily = 'chromium'): Backend[] {
 export function createEngine(settings: EngineSettings = {}): Engine {
   const { browser, ...rest } = settings;
   return new Engine({ ...rest, backends: defaultBackends(browser ?? chooseBrowser()) });
+}
+
+/**
+ * Firefox starts 6-8 times slower than Chromium (about 4 s of its WebDriver BiDi session.new alone,
+ * far more on a loaded machine). A door whose default family is Firefox launches it in the
+ * background at start-up, so its first session does not spend its deadline waiting for the browser
+ * (a session that comes meanwhile waits for the same launch).
+ */
+export function warmUp(engine: Engine, browser: BrowserFamily): void {
+  if (browser !== 'firefox') return;
+  void engine
+    .startSession({ browser }, { timeoutMs: 60_000 })
+    .then((s) => engine.closeSession(s.id))
+    .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'Firefox warm-up launch failed'));
 }
 
 /** Makes engines with the same backends (a door that needs a second engine, e.g. a headed one). */

@@ -1,5 +1,5 @@
 import { serveMcpStdio } from '../doors/mcp/stdio.js';
-import { browserOrExit, createEngine } from './compose.js';
+import { browserOrExit, createEngine, warmUp } from './compose.js';
 
 export interface McpCliOptions {
   headed?: boolean;
@@ -20,6 +20,7 @@ export async function runMcp(opts: McpCliOptions): Promise<void> {
     allowFileUrls: opts.allowFileUrls === true,
     browser,
   });
+  warmUp(engine, browser);
   const tools =
     !opts.tools || opts.tools === 'all' || opts.tools === 'core'
       ? ((opts.tools ?? 'all') as 'all' | 'core')

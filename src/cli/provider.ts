@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { createProviderState, serveSocket, serveStdio } from '../doors/provider/server.js';
 import { log } from '../engine/log.js';
-import { browserOrExit, createEngine, SHUTDOWN_GRACE_MS } from './compose.js';
+import { browserOrExit, createEngine, SHUTDOWN_GRACE_MS, warmUp } from './compose.js';
 
 export interface ProviderCliOptions {
   browser?: string;
@@ -28,6 +28,7 @@ export async function runProvider(opts: ProviderCliOptions): Promise<void> {
     allowFileUrls: opts.allowFileUrls === true,
     browser,
   });
+  warmUp(engine, browser);
   const options = {
     browser,
     families: engine.browserFamilies,

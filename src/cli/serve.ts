@@ -5,7 +5,7 @@ import { MCP_PATH, mcpRefusal, mountMcpHttp } from '../doors/mcp/http.js';
 import type { Engine } from '../engine/engine.js';
 import { log } from '../engine/log.js';
 import { OriginPolicy } from '../engine/policy.js';
-import { browserOrExit, createEngine, SHUTDOWN_GRACE_MS } from './compose.js';
+import { browserOrExit, createEngine, SHUTDOWN_GRACE_MS, warmUp } from './compose.js';
 
 export interface ServeOptions {
   host: string;
@@ -59,6 +59,7 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     allowFileUrls: opts.allowFileUrls === true,
     browser,
   });
+  warmUp(engine, browser);
   let server: HttpServer;
   try {
     // TABWRIGHT_UPLOAD_* / TABWRIGHT_OCR_* (files-config.ts); a bad value stops the server with the reason.

@@ -317,7 +317,8 @@ export class FirefoxBrowser implements BackendBrowser {
       this.conn.close();
       return;
     }
-    const exited = this.opts.child ? waitExit(this.opts.child, 5000) : Promise.resolve();
+    // Firefox ends its content processes first; what is still running after 2 s is killed (forceClose).
+    const exited = this.opts.child ? waitExit(this.opts.child, 2000) : Promise.resolve();
     await this.conn.send('browser.close', {}).catch(() => {});
     this.conn.close();
     await exited;
