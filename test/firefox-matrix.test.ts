@@ -136,10 +136,7 @@ describe('Firefox (WebDriver BiDi)', { concurrency: true }, () => {
         total += cmp.total;
         if (cmp.total && cmp.matched / cmp.total < 0.95)
           worst.push(
-            `${path}: ${cmp.matched}/${cmp.total}; Chromium only ${cmp.onlyA.slice(0, 3).join(' | ')}; Firefox only ${cmp.onlyB.slice(0, 3).join(' | ')}`.replace(
-              /\u0000/g,
-              ' ',
-            ),
+            `${path}: ${cmp.matched}/${cmp.total}; Chromium only ${cmp.onlyA.slice(0, 3).join(' | ')}; Firefox only ${cmp.onlyB.slice(0, 3).join(' | ')}`,
           );
       }
     };

@@ -13,7 +13,7 @@ export function interactiveKeys(model: SnapshotNode): string[] {
   const visit = (n: SnapshotNode) => {
     if (n.element_ref) {
       const states = n.states ? JSON.stringify(Object.entries(n.states).sort()) : '';
-      out.push(`${n.role}\u0000${n.name.replace(/\s+/g, ' ').trim()}\u0000${states}`);
+      out.push(`${n.role} ␟ ${n.name.replace(/\s+/g, ' ').trim()} ␟ ${states}`);
     }
     for (const c of n.children) visit(c);
   };
