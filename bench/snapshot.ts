@@ -9,6 +9,7 @@
  * accessibility tree (CDP Accessibility.getFullAXTree).
  *
  * Usage: npm run bench:snapshot [-- --iterations 5] [-- --filter name] [-- --json out.json]
+ *        npm run bench:snapshot -- --browser firefox (Firefox beside Playwright on Chromium)
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -296,4 +297,6 @@ async function main() {
   rmSync(home, { recursive: true, force: true });
 }
 
-await main();
+// --browser firefox: tabwright's snapshot on Firefox against Playwright's on Chromium (snapshot-firefox.ts).
+if (arg('--browser', 'chromium') === 'firefox') await import('./snapshot-firefox.js');
+else await main();

@@ -12,6 +12,7 @@ import type {
   RequestFilter,
   RequestFilterOptions,
 } from '../backend.js';
+import { BidiError } from './bidi-connection.js';
 import { contextFetch } from './fetch.js';
 import type { FirefoxBrowser } from './firefox-browser.js';
 import type { FirefoxPage } from './firefox-page.js';
@@ -89,9 +90,13 @@ export class FirefoxContext implements BackendContext {
 
   async newPage(): Promise<BackendPage> {
     try {
-      const { context } = await this.browser.conn.send('browsingContext.create', {
-        type: 'tab',
-        userContext: this.userContext,
+      const create = () =>
+        this.browser.conn.send('browsingContext.create', { type: 'tab', userContext: this.userContext });
+      // A tab closing elsewhere at that moment (another session's context going away) can make
+      // Firefox answer "no such frame" for the window it meant to open the tab in: once more.
+      const { context } = await create().catch((err) => {
+        if (err instanceof BidiError && err.error === 'no such frame') return create();
+        throw err;
       });
       // contextCreated comes before the command's answer; wait a moment if it did not.
       for (let i = 0; i < 100 && !this.browser.pageOf(context); i++)
