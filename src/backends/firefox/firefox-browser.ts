@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { BrowsingContext, Log, Network } from 'webdriver-bidi-protocol';
 import { CLOSED_SHADOW_INIT } from '../../snapshot/injected/bundle.generated.js';
 import type { BackendBrowser, BackendContext, ContextNetworkOptions } from '../backend.js';
-import { forceClose, type LaunchedProcess } from '../process-tree.js';
+import { forceClose, killGroup, type LaunchedProcess, removeDirectories } from '../process-tree.js';
 import type { RawBackendOps } from '../raw.js';
 import type { BidiConnection } from './bidi-connection.js';
 import { FirefoxContext } from './firefox-context.js';
@@ -322,7 +322,13 @@ export class FirefoxBrowser implements BackendBrowser {
     await this.conn.send('browser.close', {}).catch(() => {});
     this.conn.close();
     await exited;
-    if (this.opts.launched) forceClose(this.opts.launched);
+    const launched = this.opts.launched;
+    if (!launched) return;
+    // The main process may be gone while its content processes still write into the profile: end
+    // the whole process group, give the kernel a moment, then remove the directories.
+    killGroup(launched.pid);
+    await new Promise((r) => setTimeout(r, 250));
+    removeDirectories(launched);
   }
 
   async pid(): Promise<number | undefined> {
