@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { TabwrightError } from '../../engine/errors.js';
 import type { BackendDiscovery, SetupProblem } from '../backend.js';
+import { binaryVersion, isExecutable } from '../binary-version.js';
 
 export const FIREFOX_INSTALL_COMMAND = 'apt-get update && apt-get install -y firefox-esr';
 
@@ -14,15 +13,6 @@ const FIREFOX_PATHS = [
   '/snap/bin/firefox',
   '/Applications/Firefox.app/Contents/MacOS/firefox',
 ];
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function candidates(env = process.env): { path: string; source: string; executable: boolean }[] {
   const out: { path: string; source: string; executable: boolean }[] = [];
@@ -63,17 +53,7 @@ export function requireFirefox(env = process.env): string {
 
 /** "Mozilla Firefox 153.8.0esr"; undefined when the binary will not say. */
 export function firefoxVersion(path: string): string | undefined {
-  try {
-    return execFileSync(path, ['--version'], {
-      timeout: 10_000,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    })
-      .trim()
-      .split('\n')[0];
-  } catch {
-    return undefined;
-  }
+  return binaryVersion(path, 10_000);
 }
 
 export function discoverFirefox(env = process.env): BackendDiscovery {

@@ -1,4 +1,5 @@
 import { firstLine, TabwrightError } from '../../engine/errors.js';
+import { timeoutError } from '../outcome-errors.js';
 import { BidiClosedError, BidiError } from './bidi-connection.js';
 
 /** A call that outlived its budget (the BiDi command may still finish in the browser). */
@@ -57,25 +58,7 @@ export function translateBidiError(
       { retryable: true, details: { operation: ctx.operation } },
     );
   }
-  if (err instanceof FirefoxTimeout) {
-    if (ctx.navigation)
-      return new TabwrightError(
-        'navigation_timeout',
-        `${ctx.operation} did not reach the requested load state within ${ctx.timeoutMs ?? '?'} ms. The page may still be loading: read its URL, wait, or retry with a larger timeout_ms or wait_until "domcontentloaded".`,
-        {
-          retryable: true,
-          details: { operation: ctx.operation, outcome: 'unknown', timeout_ms: ctx.timeoutMs },
-        },
-      );
-    return new TabwrightError(
-      'not_ready',
-      `${ctx.operation} timed out after ${ctx.timeoutMs ?? '?'} ms; its outcome is unknown. Check the page before repeating it.`,
-      {
-        retryable: false,
-        details: { operation: ctx.operation, outcome: 'unknown', timeout_ms: ctx.timeoutMs },
-      },
-    );
-  }
+  if (err instanceof FirefoxTimeout) return timeoutError(ctx);
   if (isUnsupported(err)) return unsupported(ctx.operation, line);
   if (err instanceof BidiError && err.error === 'no such frame') {
     if (ctx.pageClosed !== false)
