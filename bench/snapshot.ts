@@ -11,6 +11,7 @@
  * that our snapshot misses or names differently, listed per page.
  *
  * Usage: npm run bench:snapshot [-- --iterations 5] [-- --filter name] [-- --json out.json]
+ *        npm run bench:snapshot -- --browser firefox (Firefox beside Playwright on Chromium)
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -342,4 +343,6 @@ async function main() {
   rmSync(home, { recursive: true, force: true });
 }
 
-await main();
+// --browser firefox: tabwright's snapshot on Firefox against Playwright's on Chromium (snapshot-firefox.ts).
+if (arg('--browser', 'chromium') === 'firefox') await import('./snapshot-firefox.js');
+else await main();

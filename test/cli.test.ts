@@ -43,7 +43,9 @@ describe('tabwright doctor', () => {
   test('text output names the browser; no browser → exit 1 with the install command', () => {
     const ok = spawnSync(process.execPath, [BIN, 'doctor'], { encoding: 'utf8' });
     assert.equal(ok.status, 0);
-    assert.match(ok.stdout, /browser +\* \S+ +Chromium/);
+    assert.match(ok.stdout, /browser +\* chromium +\S+ +Chromium/);
+    // Firefox is listed too, with its version (issue 21).
+    assert.match(ok.stdout, /browser +\* firefox +\S+ +Mozilla Firefox \d+/);
     const missing = spawnSync(process.execPath, [BIN, 'doctor'], {
       encoding: 'utf8',
       env: { ...process.env, TABWRIGHT_BROWSER_PATHS: '/nonexistent/chrome' },

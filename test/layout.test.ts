@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
 const DRIVERS =
-  /^(playwright-core|playwright|@playwright\/|puppeteer|puppeteer-core|webdriver-bidi-protocol|selenium-webdriver|webdriver|webdriverio)(\/|$)/;
+  /^(playwright-core|playwright|@playwright\/|puppeteer|puppeteer-core|webdriver-bidi-protocol|ws|selenium-webdriver|webdriver|webdriverio)(\/|$)/;
 
 interface Edge {
   from: string;

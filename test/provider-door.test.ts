@@ -152,6 +152,7 @@ describe('reply writer', () => {
 describe('provider.describe is generated from the method table', () => {
   const opts: ProviderOptions = {
     browser: 'chromium',
+    families: ['chromium'],
     headed: false,
     home: '/nonexistent',
     allowRawCdp: false,
@@ -289,7 +290,10 @@ describe('provider door over stdio', () => {
     const d = await p.call('provider.describe');
     assert.equal(d.protocol_version, '0.1');
     assert.equal(d.provider_id, 'tabwright');
-    assert.deepEqual(d.browser_families, ['chromium']);
+    // Both families when both are installed (this machine has chromium and firefox-esr), the default first.
+    assert.deepEqual(d.browser_families, ['chromium', 'firefox']);
+    assert.equal(d.default_browser_family, 'chromium');
+    assert.deepEqual(Object.keys(d.family_limits.firefox.unsupported_methods), ['cdp.send']);
     assert.equal(d.transport, 'stdio-json');
     // Not self-declared: a candidate until the suite's recorded run says otherwise (none in this home).
     assert.equal(d.certification_tier, 'candidate');

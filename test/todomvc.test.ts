@@ -14,6 +14,9 @@ const home = tempHome();
 before(async () => {
   server = await startFixtureServer();
   engine = newEngine(home.dir);
+  // The first session launches the browser (Firefox takes several seconds): allow for a slow machine.
+  const warm = await engine.startSession({}, { timeoutMs: 60_000 });
+  await engine.closeSession(warm.id);
 });
 after(async () => {
   await engine.close();

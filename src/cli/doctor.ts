@@ -1,6 +1,7 @@
 import type { PlacementStatus } from '../backends/backend.js';
 import { type Diagnostics, placementProblems } from '../engine/diagnostics.js';
-import { createEngine } from './compose.js';
+import { Engine } from '../engine/engine.js';
+import { chooseBrowser, everyBackend, gridPlacement } from './compose.js';
 
 export function formatDiagnostics(d: Diagnostics, grid: PlacementStatus | null = null): string {
   const lines: string[] = [];
@@ -9,7 +10,7 @@ export function formatDiagnostics(d: Diagnostics, grid: PlacementStatus | null =
   for (const b of d.browsers) {
     const mark = b.selected ? '*' : ' ';
     lines.push(
-      `browser  ${mark} ${b.path}  ${b.version ?? (b.executable ? 'version unknown' : 'not executable')}  [${b.source}]`,
+      `browser  ${mark} ${b.family.padEnd(8)} ${b.path}  ${b.version ?? (b.executable ? 'version unknown' : 'not executable')}  [${b.source}]`,
     );
   }
   if (grid) lines.push(...formatGrid(grid));
@@ -45,7 +46,9 @@ function doctorProblems(d: Diagnostics, grid: PlacementStatus | null): Diagnosti
 
 /** `tabwright doctor [--json]`: exit 0 when usable, 1 when something must be fixed first. */
 export async function runDoctor(opts: { json?: boolean }): Promise<number> {
-  const engine = createEngine();
+  // Every family is listed, installed or not; problems are the default family's (the one sessions
+  // use), or the Grid's when sessions run there.
+  const engine = new Engine({ backends: everyBackend(chooseBrowser()), placement: gridPlacement() });
   const d = engine.diagnostics();
   const grid = await engine.placementStatus();
   const problems = doctorProblems(d, grid);

@@ -31,6 +31,10 @@ withGridOptions(program.command('serve'))
   .description('serve the HTTP command API (deepseek-browser-use compatible) on loopback')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0 = any free port)', port, 10049)
+  .option(
+    '--browser <family>',
+    'browser family: chromium or firefox (default: $TABWRIGHT_BROWSER, else chromium)',
+  )
   .option('--headed', 'show browser windows instead of running headless')
   .option(
     '--token <token>',
@@ -68,6 +72,10 @@ withGridOptions(program.command('mcp'))
   )
   .option('--allow-origin <origin...>', 'only these origins (e.g. https://example.com); others are blocked')
   .option('--upload-dir <dir...>', 'directories upload may take files from (default: cwd and the temp dir)')
+  .option(
+    '--browser <family>',
+    'browser family: chromium or firefox (default: $TABWRIGHT_BROWSER, else chromium)',
+  )
   .option('--headed', 'show browser windows instead of running headless')
   .option(
     '--allow-file-urls',
@@ -80,7 +88,10 @@ withGridOptions(program.command('mcp'))
 
 withGridOptions(program.command('provider'))
   .description('serve the Browser Provider Protocol v0.1 (JSON lines on stdio, or --socket PATH)')
-  .option('--browser <family>', 'browser family (chromium)', 'chromium')
+  .option(
+    '--browser <family>',
+    'browser family: chromium or firefox (default: $TABWRIGHT_BROWSER, else chromium)',
+  )
   .option('--headed', 'show browser windows instead of running headless')
   .option('--profile-root <dir>', 'where persistent profiles, downloads and screenshot files live')
   .option('--allow-raw-cdp', 'offer cdp.send (experimental, raw Chrome DevTools Protocol)')
@@ -98,7 +109,10 @@ withGridOptions(program.command('pipe'))
   .description('the browser side of the sgClaw JSON-Lines pipe: spawn an agent and serve its signed commands')
   .requiredOption('--agent <command>', 'agent command line (no shell; its stdin/stdout carry the protocol)')
   .option('--rules <file>', 'MAC policy rules.json (default: loopback hosts only, all 14 actions)')
-  .option('--browser <family>', 'browser family (chromium)', 'chromium')
+  .option(
+    '--browser <family>',
+    'browser family: chromium or firefox (default: $TABWRIGHT_BROWSER, else chromium)',
+  )
   .option('--headed', 'show browser windows instead of running headless')
   .option(
     '--handshake-timeout <ms>',

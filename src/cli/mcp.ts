@@ -1,8 +1,10 @@
 import { serveMcpStdio } from '../doors/mcp/stdio.js';
-import { createEngine } from './compose.js';
+import { browserOrExit, createEngine, warmUp } from './compose.js';
 
 export interface McpCliOptions {
   headed?: boolean;
+  /** chromium or firefox (--browser, $TABWRIGHT_BROWSER). */
+  browser?: string;
   tools?: string;
   allowOrigin?: string[];
   uploadDir?: string[];
@@ -12,7 +14,13 @@ export interface McpCliOptions {
 
 /** `tabwright mcp`: the MCP door on stdio for one client; exits when the client or the parent goes away. */
 export async function runMcp(opts: McpCliOptions): Promise<void> {
-  const engine = createEngine({ headless: !opts.headed, allowFileUrls: opts.allowFileUrls === true });
+  const browser = browserOrExit('mcp', opts.browser);
+  const engine = createEngine({
+    headless: !opts.headed,
+    allowFileUrls: opts.allowFileUrls === true,
+    browser,
+  });
+  warmUp(engine, browser);
   const tools =
     !opts.tools || opts.tools === 'all' || opts.tools === 'core'
       ? ((opts.tools ?? 'all') as 'all' | 'core')

@@ -5,7 +5,7 @@ import { splitCommandLine } from '../doors/pipe/host/argv.js';
 import { HandshakeError, PipeHost } from '../doors/pipe/host/host.js';
 import { DEFAULT_RULES, loadRules, MacPolicy, type Rules } from '../doors/pipe/protocol/rules.js';
 import { log } from '../engine/log.js';
-import { createEngine, SHUTDOWN_GRACE_MS } from './compose.js';
+import { browserOrExit, createEngine, SHUTDOWN_GRACE_MS } from './compose.js';
 
 export interface PipeCliOptions {
   agent: string;
@@ -33,8 +33,7 @@ export async function runPipe(opts: PipeCliOptions): Promise<void> {
     process.stderr.write(`tabwright pipe: ${message}\n`);
     process.exit(code);
   };
-  if ((opts.browser ?? 'chromium') !== 'chromium')
-    fail(`--browser ${opts.browser} is not supported; use chromium.`);
+  const browser = browserOrExit('pipe', opts.browser);
   let argv: string[] = [];
   try {
     argv = splitCommandLine(opts.agent ?? '');
@@ -67,7 +66,11 @@ export async function runPipe(opts: PipeCliOptions): Promise<void> {
       'pipe: --allow-file-urls has no effect here: the pipe protocol only carries http(s) URLs and the rules whitelist hosts',
     );
   }
-  const engine = createEngine({ headless: !opts.headed, allowFileUrls: opts.allowFileUrls === true });
+  const engine = createEngine({
+    headless: !opts.headed,
+    allowFileUrls: opts.allowFileUrls === true,
+    browser,
+  });
   const patterns = policy.hostPatterns.length ? policy.hostPatterns : [NO_HOST];
   const startSession = () =>
     engine.startSession({ policy: { allowed_host_patterns: patterns } }, { timeoutMs: 60_000 });

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import { createProviderState, serveSocket, serveStdio } from '../doors/provider/server.js';
 import { log } from '../engine/log.js';
-import { createEngine, SHUTDOWN_GRACE_MS } from './compose.js';
+import { browserOrExit, createEngine, SHUTDOWN_GRACE_MS, warmUp } from './compose.js';
 
 export interface ProviderCliOptions {
-  browser: string;
+  browser?: string;
   headed?: boolean;
   profileRoot?: string;
   allowRawCdp?: boolean;
@@ -21,16 +21,17 @@ export interface ProviderCliOptions {
 export async function runProvider(opts: ProviderCliOptions): Promise<void> {
   // Nothing but envelopes may reach stdout: stray console output goes to stderr.
   for (const k of ['log', 'info', 'debug'] as const) console[k] = console.error;
-  if (opts.browser !== 'chromium') {
-    process.stderr.write(
-      `tabwright provider: --browser ${opts.browser} is not available yet; use chromium.\n`,
-    );
-    process.exit(2);
-  }
+  const browser = browserOrExit('provider', opts.browser);
   if (opts.profileRoot) process.env.TABWRIGHT_HOME = resolve(opts.profileRoot);
-  const engine = createEngine({ headless: !opts.headed, allowFileUrls: opts.allowFileUrls === true });
+  const engine = createEngine({
+    headless: !opts.headed,
+    allowFileUrls: opts.allowFileUrls === true,
+    browser,
+  });
+  warmUp(engine, browser);
   const options = {
-    browser: 'chromium' as const,
+    browser,
+    families: engine.browserFamilies,
     headed: opts.headed === true,
     home: engine.home,
     allowRawCdp: opts.allowRawCdp === true,

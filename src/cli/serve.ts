@@ -5,13 +5,15 @@ import { MCP_PATH, mcpRefusal, mountMcpHttp } from '../doors/mcp/http.js';
 import type { Engine } from '../engine/engine.js';
 import { log } from '../engine/log.js';
 import { OriginPolicy } from '../engine/policy.js';
-import { createEngine, SHUTDOWN_GRACE_MS } from './compose.js';
+import { browserOrExit, createEngine, SHUTDOWN_GRACE_MS, warmUp } from './compose.js';
 import { HEALTH_PATH, healthRoutes } from './health.js';
 
 export interface ServeOptions {
   host: string;
   port: number;
   headed?: boolean;
+  /** chromium or firefox (--browser, $TABWRIGHT_BROWSER). */
+  browser?: string;
   /** Bearer token (falls back to $TABWRIGHT_TOKEN); required for a non-loopback host. */
   token?: string;
   /** Server-wide origin allowlist: every task and /mcp session gets it or a subset of it. */
@@ -56,6 +58,7 @@ export function startServer(engine: Engine, opts: HttpServerOptions = {}): Promi
  */
 export async function runServe(opts: ServeOptions): Promise<void> {
   const token = opts.token ?? (process.env.TABWRIGHT_TOKEN || undefined);
+  const browser = browserOrExit('serve', opts.browser);
   const admission = {
     ...(opts.maxSessions !== undefined && { maxSessions: opts.maxSessions }),
     ...(opts.minFreeMb !== undefined && { minFreeMemoryMb: opts.minFreeMb }),
@@ -64,7 +67,9 @@ export async function runServe(opts: ServeOptions): Promise<void> {
     headless: !opts.headed,
     allowFileUrls: opts.allowFileUrls === true,
     admission,
+    browser,
   });
+  warmUp(engine, browser);
   let server: HttpServer;
   try {
     // TABWRIGHT_UPLOAD_* / TABWRIGHT_OCR_* (files-config.ts); a bad value stops the server with the reason.

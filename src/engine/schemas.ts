@@ -149,12 +149,12 @@ export const DialogPolicyInput = z.union([
 export const SessionStart = z
   .object({
     kind: z.enum(['ephemeral', 'persistent', 'attach', 'remote']).optional(),
+    /** The browser family (one of the engine's backends); the engine's default when absent. */
+    browser: z.enum(['chromium', 'firefox']).optional(),
     /** persistent: the profile name (kept under $TABWRIGHT_HOME/profiles/<name>). */
     profile: z.string().min(1).optional(),
     /** attach: a CDP endpoint (http://127.0.0.1:9222 or ws://…); remote: a Playwright server's ws endpoint. */
     endpoint: z.string().min(1).optional(),
-    /** The browser family (a backend's name, e.g. chromium, firefox); the engine's default when absent. */
-    browser: z.enum(['chromium', 'firefox']).optional(),
     policy: Policy.optional(),
     network_recording: z.boolean().optional(),
     dialogs: DialogPolicyInput.optional(),

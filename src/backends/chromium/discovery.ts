@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { TabwrightError } from '../../engine/errors.js';
+import { binaryVersion, isExecutable } from '../binary-version.js';
 import candidates from './candidates.json' with { type: 'json' };
 
 export const CHROMIUM_INSTALL_COMMAND = candidates.installCommand;
@@ -19,15 +18,6 @@ export function searchPaths(env = process.env): string[] {
   return env.TABWRIGHT_BROWSER_PATHS
     ? env.TABWRIGHT_BROWSER_PATHS.split(':').filter(Boolean)
     : candidates.paths;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Every candidate with whether it exists; used by `tabwright doctor`. */
@@ -77,15 +67,5 @@ export function requireChromium(env = process.env): FoundBrowser {
 
 /** "Chromium 156.0.8078.108 built on Debian…" → first line; undefined when the binary will not say. */
 export function chromiumVersion(path: string): string | undefined {
-  try {
-    return execFileSync(path, ['--version'], {
-      timeout: 5000,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    })
-      .trim()
-      .split('\n')[0];
-  } catch {
-    return undefined;
-  }
+  return binaryVersion(path);
 }

@@ -1,5 +1,6 @@
 import { errors as pwErrors } from 'playwright-core';
 import { firstLine, TabwrightError } from '../../engine/errors.js';
+import { timeoutError } from '../outcome-errors.js';
 
 /**
  * Maps a playwright-core failure to a normalized TabwrightError, so driver
@@ -20,26 +21,7 @@ export function translatePlaywrightError(
       { retryable: true, details: { operation: ctx.operation } },
     );
   }
-  if (err instanceof pwErrors.TimeoutError) {
-    if (ctx.navigation) {
-      return new TabwrightError(
-        'navigation_timeout',
-        `${ctx.operation} did not reach the requested load state within ${ctx.timeoutMs ?? '?'} ms. The page may still be loading: read its URL, wait, or retry with a larger timeout_ms or wait_until "domcontentloaded".`,
-        {
-          retryable: true,
-          details: { operation: ctx.operation, outcome: 'unknown', timeout_ms: ctx.timeoutMs },
-        },
-      );
-    }
-    return new TabwrightError(
-      'not_ready',
-      `${ctx.operation} timed out after ${ctx.timeoutMs ?? '?'} ms; its outcome is unknown. Check the page before repeating it.`,
-      {
-        retryable: false,
-        details: { operation: ctx.operation, outcome: 'unknown', timeout_ms: ctx.timeoutMs },
-      },
-    );
-  }
+  if (err instanceof pwErrors.TimeoutError) return timeoutError(ctx);
   const net = /net::(ERR_[A-Z_]+)/.exec(message);
   if (net) {
     const aborted = net[1] === 'ERR_ABORTED';

@@ -1,3 +1,4 @@
+import type { BrowserFamily } from '../../backends/backend.js';
 import { OriginPolicy, ops, TabwrightError } from '../../engine/api.js';
 import type { DialogPolicyInput } from '../../engine/dialogs.js';
 import type { Engine } from '../../engine/engine.js';
@@ -25,7 +26,15 @@ export interface ScopeOptions extends CallOptions {
 
 type Connection =
   | { mode: 'attach'; endpoint: string; session: Session; browser: string | null; generation: number }
-  | { mode: 'launch'; engine: Engine; sessions: Set<Session>; generation: number; headless: boolean };
+  | {
+      mode: 'launch';
+      engine: Engine;
+      sessions: Set<Session>;
+      generation: number;
+      headless: boolean;
+      /** The browser family launched (the engine's default when not asked for). */
+      browser: BrowserFamily;
+    };
 
 /** Validates allowedOrigins: 1-32 exact http(s) origins, no paths, wildcards or credentials. */
 export function parseAllowedOrigins(list: unknown): { origins: string[]; policy: OriginPolicy } {
@@ -152,9 +161,22 @@ export class HarnessBrowser {
   }
 
   /** Starts a Chromium through the engine (headless unless { headless: false }); pages come from browser.open(). */
-  async launch(opts: { headless?: boolean } = {}): Promise<Record<string, unknown>> {
+  async launch(opts: { headless?: boolean; browser?: string } = {}): Promise<Record<string, unknown>> {
+    const families = this.defaultEngine.browserFamilies;
+    const browser = (opts.browser ?? families[0]) as BrowserFamily;
+    if (!families.includes(browser))
+      throw new TabwrightError(
+        'unsupported_target',
+        `browser "${String(opts.browser)}" is not available here; launch one of: ${families.join(', ')}.`,
+        { details: { field: 'browser', supported: families } },
+      );
     if (this.conn) {
-      if (this.conn.mode === 'launch') return this.describe();
+      if (this.conn.mode === 'launch' && this.conn.browser === browser) return this.describe();
+      if (this.conn.mode === 'launch')
+        throw new TabwrightError(
+          'invalid_request',
+          `Already using a launched ${this.conn.browser}; never switched silently. Call browser.disconnect() first.`,
+        );
       throw new TabwrightError(
         'invalid_request',
         `Already connected to ${this.conn.endpoint}. Call browser.disconnect() first.`,
@@ -168,7 +190,7 @@ export class HarnessBrowser {
           home: this.defaultEngine.home,
           allowFileUrls: this.defaultEngine.allowFileUrls,
         });
-    this.conn = { mode: 'launch', engine, sessions: new Set(), generation: ++this.gen, headless };
+    this.conn = { mode: 'launch', engine, sessions: new Set(), generation: ++this.gen, headless, browser };
     return this.describe();
   }
 
@@ -183,7 +205,13 @@ export class HarnessBrowser {
         browser: c.browser,
         generation: c.generation,
       };
-    return { connected: true, mode: 'launch', headless: c.headless, generation: c.generation };
+    return {
+      connected: true,
+      mode: 'launch',
+      browser: c.browser,
+      headless: c.headless,
+      generation: c.generation,
+    };
   }
 
   private need(): Connection {
@@ -326,7 +354,7 @@ export class HarnessBrowser {
     } else {
       session = await ops.startSession.call(
         c.engine,
-        { kind: 'ephemeral', policy: { allowed_origins: origins } },
+        { kind: 'ephemeral', policy: { allowed_origins: origins }, browser: c.browser },
         eo,
       );
       c.sessions.add(session);

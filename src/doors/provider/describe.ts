@@ -1,3 +1,4 @@
+import type { BrowserFamily } from '../../backends/backend.js';
 import { readRecord } from '../../conformance/record.js';
 import {
   DEFAULT_TIMEOUT_MS,
@@ -57,10 +58,13 @@ export function buildDescribe(
   }
   return {
     provider_id: 'tabwright',
-    provider_label: 'tabwright (Chromium)',
+    provider_label: `tabwright (${opts.families.map(familyLabel).join(', ')})`,
     provider_version: VERSION,
     protocol_version: PROTOCOL_VERSION,
-    browser_families: [opts.browser],
+    browser_families: [...opts.families],
+    default_browser_family: opts.browser,
+    // What each family cannot do (yet): the methods answer unsupported_method / unsupported_target there.
+    family_limits: Object.fromEntries(opts.families.map((f) => [f, FAMILY_LIMITS[f]])),
     transport: opts.transport,
     // Not a self-declaration: a candidate, with the last run of the suite on this machine as evidence.
     certification_tier: 'candidate',
@@ -119,6 +123,32 @@ function certificationOf(home: string | undefined, browser: string): Record<stri
     last_run: last ? { ...last, this_version: last.provider_version === VERSION } : null,
   };
 }
+
+function familyLabel(f: BrowserFamily): string {
+  return f === 'firefox' ? 'Firefox' : 'Chromium';
+}
+
+/**
+ * Per browser family, what a session of it refuses: methods (with the reason) and session shapes.
+ * Firefox is driven over WebDriver BiDi (ESR 153), which has no CDP, no media emulation, no
+ * renderer-crash event and no Playwright server.
+ */
+const FAMILY_LIMITS: Record<BrowserFamily, { unsupported_methods: Record<string, string>; notes: string[] }> =
+  {
+    chromium: { unsupported_methods: {}, notes: [] },
+    firefox: {
+      unsupported_methods: {
+        'cdp.send': 'no Chrome DevTools Protocol in Firefox: unsupported_method on a Firefox session',
+      },
+      notes: [
+        'every other method works on Firefox sessions; page.screenshot, page.eval and upload.set_files go over BiDi',
+        'attach takes a Firefox started with --remote-debugging-port (cdp_endpoint http://127.0.0.1:PORT); Firefox allows one BiDi client at a time',
+        'remote Playwright browser servers are Chromium only (unsupported_target)',
+        'a renderer crash is reported as a closed page',
+        'the live view is a stream of screenshots (about 5 per second), not a screencast',
+      ],
+    },
+  };
 
 function level(code: string): 'error' | 'warning' {
   return ['browser_missing', 'browser_path_invalid', 'grid_unreachable'].includes(code) ? 'error' : 'warning';

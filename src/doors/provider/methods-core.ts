@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
+import type { BrowserFamily } from '../../backends/backend.js';
 import { type InputOf, ops, TabwrightError } from '../../engine/api.js';
 import type { Session } from '../../engine/session.js';
 import { DOM_ATTRIBUTES } from '../kit/index.js';
@@ -27,7 +28,13 @@ import {
 } from './schemas.js';
 import { type CallContext, method, type ProviderMethod } from './table.js';
 
-const SUPPORTED_BROWSERS = new Set(['auto', 'chromium']);
+/** browser_preference → the family that serves it ("chrome" and "edge" are Chromium builds). */
+const FAMILY_OF: Record<string, BrowserFamily | undefined> = {
+  chromium: 'chromium',
+  chrome: 'chromium',
+  edge: 'chromium',
+  firefox: 'firefox',
+};
 
 /** Options that shape a new session; on reuse they are ignored (with a warning). */
 const SHAPING = [
@@ -73,11 +80,13 @@ async function liveSession(call: CallContext, sessionId: string | undefined): Pr
 
 async function ensureSession(p: z.output<typeof SessionEnsureParams>, call: CallContext) {
   const pref = p.browser_preference ?? 'auto';
-  if (!SUPPORTED_BROWSERS.has(pref)) {
+  const family = pref === 'auto' ? call.options.browser : FAMILY_OF[pref];
+  if (!family || !call.options.families.includes(family)) {
+    const supported = ['auto', ...call.options.families];
     throw new TabwrightError(
       'unsupported_target',
-      `This provider drives Chromium only; browser_preference "${pref}" is not available. Use "auto" or "chromium", or another provider.`,
-      { details: { field: 'browser_preference', supported: [...SUPPORTED_BROWSERS] } },
+      `This provider drives ${call.options.families.join(' and ')}; browser_preference "${pref}" is not available${family ? ' here (is it installed? see provider.status)' : ''}. Use one of: ${supported.join(', ')}.`,
+      { details: { field: 'browser_preference', supported } },
     );
   }
   if (p.attach === 'require' && !p.cdp_endpoint) {
@@ -114,10 +123,12 @@ async function ensureSession(p: z.output<typeof SessionEnsureParams>, call: Call
       : undefined;
   const opts = opOptions(p, call);
   let req: InputOf<typeof ops.startSession>;
-  if (p.cdp_endpoint && p.attach !== 'never') req = { kind: 'attach', endpoint: p.cdp_endpoint, policy };
+  const browser = family;
+  if (p.cdp_endpoint && p.attach !== 'never')
+    req = { kind: 'attach', endpoint: p.cdp_endpoint, policy, browser };
   else if (p.persist || p.profile || p.isolation === 'shared_profile')
-    req = { kind: 'persistent', profile: p.profile ?? 'default', policy };
-  else req = { kind: 'ephemeral', policy };
+    req = { kind: 'persistent', profile: p.profile ?? 'default', policy, browser };
+  else req = { kind: 'ephemeral', policy, browser };
   if (p.cdp_endpoint && p.attach === 'never')
     call.warn('cdp_endpoint_ignored', 'attach is "never", so cdp_endpoint was not used.');
   let session: Session;
@@ -129,7 +140,7 @@ async function ensureSession(p: z.output<typeof SessionEnsureParams>, call: Call
       'attach_failed',
       `Could not attach to ${p.cdp_endpoint} (${err.code}: ${err.message}); launched a new browser session instead.`,
     );
-    session = await ops.startSession.call(call.engine, { kind: 'ephemeral', policy }, opts);
+    session = await ops.startSession.call(call.engine, { kind: 'ephemeral', policy, browser }, opts);
   }
   if (key !== undefined) call.clientSessions.set(key, session.id);
   if (p.events) call.subscribe(session.id);

@@ -40,7 +40,9 @@ export const SessionEnsureParams = z
     browser_preference: z
       .enum(['auto', 'chromium', 'chrome', 'firefox', 'safari', 'edge', 'webkit'])
       .optional()
-      .describe('auto or chromium on this provider; others are unsupported_target.'),
+      .describe(
+        'auto (the provider default), chromium (chrome, edge) or firefox when provider.describe lists it in browser_families; others are unsupported_target.',
+      ),
     isolation: z
       .enum(['per_jcode_session', 'per_session', 'shared_profile'])
       .optional()

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { BrowserFamily } from '../../backends/backend.js';
 import type { Engine } from '../../engine/engine.js';
 import { methodKit } from '../kit/index.js';
 import type { Warning } from './envelope.js';
@@ -25,7 +26,10 @@ export const FEATURES = [
 export type Feature = (typeof FEATURES)[number];
 
 export interface ProviderOptions {
-  browser: 'chromium';
+  /** The default browser family (session.ensure's browser_preference "auto"). */
+  browser: BrowserFamily;
+  /** Every family this process can drive, the default first (describe's browser_families). */
+  families: readonly BrowserFamily[];
   headed: boolean;
   /** Where persistent profiles (profiles/<name>) and downloads live. */
   home: string;
