@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderClient } from '../src/conformance/client.js';
-import { writeRecord } from '../src/conformance/record.js';
+import { readRecord, writeRecord } from '../src/conformance/record.js';
 import type { SuiteResult } from '../src/conformance/runner.js';
 import { LineFramer } from '../src/doors/kit/line-framer.js';
 import { buildDescribe } from '../src/doors/provider/describe.js';
@@ -28,6 +28,11 @@ const CORE = [
   'page.wait',
   'page.screenshot',
 ];
+
+/** The provider options the CLI builds: the last conformance record read from a tabwright home. */
+function withRecords<T extends object>(opts: T, home: string): T {
+  return { ...opts, lastCertification: (family: string) => readRecord(home, family) };
+}
 
 describe('line framing', () => {
   it('splits lines across chunk boundaries, handles CRLF, skips blanks', () => {
@@ -224,7 +229,7 @@ describe('provider.describe is generated from the method table', () => {
         duration_ms: 1234,
       } as unknown as SuiteResult;
       writeRecord(home.dir, res);
-      const d = buildDescribe(ALL_METHODS, table, opts, home.dir) as Record<string, any>;
+      const d = buildDescribe(ALL_METHODS, table, withRecords(opts, home.dir)) as Record<string, any>;
       assert.equal(d.certification_tier, 'candidate');
       const last = d.certification.last_run;
       assert.equal(last.tier, 'Certified');
@@ -234,7 +239,7 @@ describe('provider.describe is generated from the method table', () => {
       assert.equal(last.this_version, true);
       assert.ok(!Number.isNaN(Date.parse(last.at)));
       writeRecord(home.dir, { ...res, provider: { ...res.provider, version: '0.0.1' } } as SuiteResult);
-      const older = buildDescribe(ALL_METHODS, table, opts, home.dir) as Record<string, any>;
+      const older = buildDescribe(ALL_METHODS, table, withRecords(opts, home.dir)) as Record<string, any>;
       assert.equal(older.certification.last_run.this_version, false, 'a record of another version says so');
       // Each backend has its own record: a Firefox run says nothing about this Chromium provider.
       const other = tempHome();
@@ -243,7 +248,7 @@ describe('provider.describe is generated from the method table', () => {
           ...res,
           provider: { ...res.provider, browser_families: ['firefox'] },
         } as SuiteResult);
-        const d2 = buildDescribe(ALL_METHODS, table, opts, other.dir) as Record<string, any>;
+        const d2 = buildDescribe(ALL_METHODS, table, withRecords(opts, other.dir)) as Record<string, any>;
         assert.equal(d2.certification.last_run, null);
       } finally {
         other.cleanup();

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { readRecord } from '../conformance/record.js';
 import { createProviderState, serveSocket, serveStdio } from '../doors/provider/server.js';
 import { log } from '../engine/log.js';
 import { browserOrExit, createEngine, SHUTDOWN_GRACE_MS, warmUp } from './compose.js';
@@ -36,6 +37,7 @@ export async function runProvider(opts: ProviderCliOptions): Promise<void> {
     home: engine.home,
     allowRawCdp: opts.allowRawCdp === true,
     transport: opts.socket ? ('unix-socket-json' as const) : ('stdio-json' as const),
+    lastCertification: (family: string) => readRecord(engine.home, family),
   };
   const state = createProviderState(engine, options);
   let stopping = false;

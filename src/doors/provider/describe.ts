@@ -1,5 +1,4 @@
 import type { BrowserFamily } from '../../backends/backend.js';
-import { readRecord } from '../../conformance/record.js';
 import {
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
@@ -41,8 +40,6 @@ export function buildDescribe(
   all: readonly ProviderMethod[],
   live: MethodTable<CallContext, ProviderMeta, unknown>,
   opts: ProviderOptions,
-  /** The tabwright home, where the last conformance run is recorded (none: no record). */
-  home?: string,
 ): Record<string, unknown> {
   const methods = live.list();
   const byFeature = featureMethods(all);
@@ -68,7 +65,7 @@ export function buildDescribe(
     transport: opts.transport,
     // Not a self-declaration: a candidate, with the last run of the suite on this machine as evidence.
     certification_tier: 'candidate',
-    certification: certificationOf(home, opts.browser),
+    certification: certificationOf(opts),
     capabilities: {
       core_methods: methods.filter((m) => m.meta.group === 'core').map((m) => m.name),
       optional_methods: methods
@@ -115,8 +112,8 @@ export function buildDescribe(
  * describe says `candidate` and shows the last recorded run of the suite against this provider
  * (written by the CLI into the tabwright home), marking whether it was this version.
  */
-function certificationOf(home: string | undefined, browser: string): Record<string, unknown> {
-  const last = home ? readRecord(home, browser) : null;
+function certificationOf(opts: ProviderOptions): Record<string, unknown> {
+  const last = opts.lastCertification?.(opts.browser) ?? null;
   return {
     granted_by: 'tabwright conformance',
     how: 'run `tabwright conformance` (3 runs against this provider); its result is recorded here',

@@ -16,7 +16,7 @@ export function createProviderState(engine: Engine, options: ProviderOptions): P
     options,
     table,
     describe: () => {
-      described ??= buildDescribe(ALL_METHODS, table, options, engine.home);
+      described ??= buildDescribe(ALL_METHODS, table, options);
       return described;
     },
     events: new EventRouter(engine),

@@ -35,6 +35,11 @@ export interface ProviderOptions {
   home: string;
   allowRawCdp: boolean;
   transport: 'stdio-json' | 'unix-socket-json';
+  /**
+   * The last recorded run of `tabwright conformance` against this provider for a family, or null
+   * (supplied by the CLI, which owns the record: the door does not import the suite).
+   */
+  lastCertification?: (family: BrowserFamily) => { provider_version: string | null } | null;
 }
 
 /** What a handler may touch besides the engine operations: its connection (events) and the warnings of its reply. */
