@@ -24,6 +24,7 @@ import type { BidiConnection } from './bidi-connection.js';
 import { FirefoxFrame, type ScriptTarget } from './firefox-frame.js';
 import { FirefoxInput } from './firefox-input.js';
 import { type FirefoxRequest, resourceTypeOf } from './network.js';
+import { fromRemote } from './remote-value.js';
 import { FirefoxTimeout, translateBidiError, unsupported, withTimeout } from './translate-error.js';
 
 const READINESS: Record<WaitUntil, BrowsingContext.ReadinessState> = {
@@ -262,7 +263,7 @@ export class FirefoxPage implements BackendPage {
         ? {
             type: 'pageerror',
             level: 'error',
-            text: firstLine(e.text ?? ''),
+            text: uncaughtMessage(e.text ?? ''),
             url: this.main.frameUrl,
             line: null,
           }
@@ -280,17 +281,20 @@ export class FirefoxPage implements BackendPage {
     if (!this.fileChoosersIntercepted || this.chooserListeners.length === 0) return;
     const frame = this.frameById.get(p.context) ?? this.main;
     void (async () => {
+      // The input is the call's argument (its node handle): without it the chooser has no id, label or accept.
       const input = p.element
-        ? await frame.script
-            .call<{ id: string; name: string; accept: string; label: string }>(
+        ? ((await frame.script
+            .callRaw(
               `(i) => {
                 const label = (i.labels && i.labels[0] && i.labels[0].textContent) || i.getAttribute('aria-label') || '';
                 return { id: i.id, name: i.name, accept: i.accept, label: label.replace(/\\s+/g, ' ').trim().slice(0, 200) };
               }`,
-              [],
+              [{ sharedId: p.element.sharedId }],
               2000,
+              'page.file_chooser',
             )
-            .catch(() => null)
+            .then(fromRemote)
+            .catch(() => null)) as { id: string; name: string; accept: string; label: string } | null)
         : null;
       const chooser: BackendFileChooser = {
         ...(input ?? { id: '', name: '', accept: '', label: '' }),
@@ -620,6 +624,14 @@ export class FirefoxPage implements BackendPage {
     }
     this.markClosed();
   }
+}
+
+/**
+ * Firefox reports an uncaught error as "TypeError: msg" (or "uncaught exception: value"); Chromium's
+ * page errors carry the error's message alone, and the doors show that.
+ */
+function uncaughtMessage(text: string): string {
+  return firstLine(text).replace(/^(?:uncaught exception: |(?:[A-Z][A-Za-z]*)?(?:Error|Exception): )/, '');
 }
 
 function consoleLevel(e: Log.Entry): string {
