@@ -8,7 +8,7 @@ import { ops } from '../src/engine/api.js';
 import type { Engine, Page, Session } from '../src/index.js';
 import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
 import { isAlive } from './helpers/external-browser.js';
-import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import { FIXTURE_ROOT, type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 
 // Issue 21: the Firefox backend's paths that the matrix (test/firefox-matrix.test.ts) does not run:
 // downloads, file inputs and choosers, dialogs, console, the request log with a POST body and the
@@ -62,6 +62,15 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
     assert.equal(d.path, join(home.dir, 'downloads', session.id, 'report.txt'));
     assert.equal(readFileSync(d.path!, 'utf8'), 'hello download\n');
     assert.ok(session.listDownloads().some((x) => x.download_id === d.download_id));
+    // Opening a URL that is a file ends the navigation with the download, as on Chromium.
+    const r = await page.open(`${server.url}/fixtures/downloads/data.bin`);
+    assert.equal(r.download?.suggested_filename, 'data.bin');
+    const bin = await session.waitForDownload(
+      { download_id: r.download!.download_id },
+      { timeoutMs: 15_000 },
+    );
+    assert.equal(bin.state, 'completed', JSON.stringify(bin));
+    assert.deepEqual(readFileSync(bin.path!), readFileSync(join(FIXTURE_ROOT, 'downloads', 'data.bin')));
     await page.close();
   });
 
@@ -114,6 +123,8 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
   test('the request log keeps a form POST body, the password field’s value masked', async () => {
     const page = await session.newPage({ url: `${server.url}/fixtures/secrets/canary.html#d=ff` });
     const canary = 'FFPWcanary7731';
+    // An agent reads the page first: the snapshot learns the page's own saved password (a value attribute).
+    await page.snapshot();
     await page.act({ selector: '#user' }, { action: 'type', text: 'ada' });
     await page.act({ selector: '#pw' }, { action: 'type', text: canary });
     const since = session.requests.lastSeq;
@@ -129,6 +140,11 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
     assert.match(entry.post_data ?? '', /(?:^|&)user=ada(?:&|$)/, entry.post_data ?? 'no post_data');
     assert.match(entry.post_data ?? '', /(?:^|&)pw=[^&]+/);
     assert.ok(!(entry.post_data ?? '').includes(canary), `the password leaked: ${entry.post_data}`);
+    assert.match(entry.post_data ?? '', /(?:^|&)saved=[^&]+/);
+    assert.ok(
+      !(entry.post_data ?? '').includes('PAGEOWNsavedQ7'),
+      `the saved password leaked: ${entry.post_data}`,
+    );
     assert.ok(!JSON.stringify(session.requests.list()).includes(canary));
     // The page did get the password: masking is in what we report, not in what the page sent.
     assert.match((await text(page, 'body')) ?? '', new RegExp(`pw=${canary}`));
@@ -209,6 +225,7 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
       const r = await s.page().open(`${server.url}/fixtures/nav/a.html`);
       assert.equal(r.title, 'Page A');
       await other.closeSession(s.id);
+      assert.equal(external.child.exitCode, null, 'the attached Firefox exited');
       assert.ok(isAlive(external.child.pid!), 'the attached Firefox still runs');
       // Detached for real: Firefox takes one BiDi session at a time, so attaching again shows ours ended.
       const again = await other.startSession({ kind: 'attach', endpoint }, { timeoutMs: 30_000 });
