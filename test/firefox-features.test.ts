@@ -9,6 +9,7 @@ import type { Engine, Page, Session } from '../src/index.js';
 import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
 import { isAlive } from './helpers/external-browser.js';
 import { FIXTURE_ROOT, type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import { spawnProvider } from './helpers/provider.js';
 
 // Issue 21: the Firefox backend's paths that the matrix (test/firefox-matrix.test.ts) does not run:
 // downloads, file inputs and choosers, dialogs, console, the request log with a POST body and the
@@ -83,6 +84,10 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
     assert.equal(u.filesLength, 1);
     assert.deepEqual(u.fileNames, ['upload.txt']);
     assert.equal(await text(page, 'status'), 'files 1 upload.txt');
+    assert.equal(u.pageChanged, true);
+    // No CDP to ask for event listeners: the inline onchange is found by the heuristic, and it says so.
+    assert.equal(u.listenerDetection, 'heuristic');
+    assert.equal(u.consumed, 'listened');
     await page.close();
   });
 
@@ -201,6 +206,41 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
       assert.match(cookie, /canary=kept-in-cookie/);
     } finally {
       await Promise.all([first.close(), second.close()]);
+      h.cleanup();
+    }
+  });
+
+  test('the provider door over stdio, a Firefox session: download, console, upload; cdp.send refused', async () => {
+    const h = tempHome();
+    // A Chromium provider with raw CDP allowed, and a Firefox session in it (the draft's
+    // browser_preference): cdp.send is listed, and refused on that session by the Firefox backend.
+    const p = spawnProvider(h.dir, ['--allow-raw-cdp']);
+    try {
+      const d = await p.call('provider.describe');
+      assert.match(d.family_limits.firefox.unsupported_methods['cdp.send'], /Chrome DevTools Protocol/);
+      const sid = (await p.call('session.ensure', { browser_preference: 'firefox' }, 60_000))
+        .session_id as string;
+      await p.call('page.open', { session_id: sid, url: `${server.url}/fixtures/provider/index.html` });
+      await p.call('page.click', { session_id: sid, selector: '#dl' });
+      const done = await p.call('download.wait', { session_id: sid, timeout_ms: 15_000 });
+      assert.equal(done.download.state, 'completed');
+      assert.equal(readFileSync(done.download.path, 'utf8'), 'some notes\n');
+      await p.call('page.click', { session_id: sid, selector: '#log' });
+      const con = await p.call('console.list', { session_id: sid });
+      assert.ok(
+        con.entries.some((e: { text: string }) => e.text === 'hello console'),
+        JSON.stringify(con),
+      );
+      const file = join(h.dir, 'upload.txt');
+      writeFileSync(file, 'hi');
+      const up = await p.call('upload.set_files', { session_id: sid, selector: '#upload', files: [file] });
+      assert.deepEqual([up.set, up.files, up.receipt.upload.listener_detection], [true, 1, 'heuristic']);
+      const cdp = await p.request('cdp.send', { session_id: sid, method: 'Runtime.evaluate', params: {} });
+      assert.ok(!cdp.ok, JSON.stringify(cdp));
+      assert.equal(cdp.error.code, 'unsupported_method', JSON.stringify(cdp.error));
+      assert.match(cdp.error.message, /not available on Firefox.*Use a Chromium session/);
+    } finally {
+      await p.close();
       h.cleanup();
     }
   });
