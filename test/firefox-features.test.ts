@@ -63,6 +63,15 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
     assert.equal(d.path, join(home.dir, 'downloads', session.id, 'report.txt'));
     assert.equal(readFileSync(d.path!, 'utf8'), 'hello download\n');
     assert.ok(session.listDownloads().some((x) => x.download_id === d.download_id));
+    // A blob the page made.
+    await page.evaluate(
+      'download',
+      () => (window as unknown as { downloadBlob(): void }).downloadBlob(),
+      null,
+    );
+    const blob = await session.waitForDownload({}, { timeoutMs: 15_000 });
+    assert.equal(blob.state, 'completed', JSON.stringify(blob));
+    assert.equal(readFileSync(blob.path!, 'utf8'), 'made in the page');
     // Opening a URL that is a file ends the navigation with the download, as on Chromium.
     const r = await page.open(`${server.url}/fixtures/downloads/data.bin`);
     assert.equal(r.download?.suggested_filename, 'data.bin');
@@ -151,6 +160,21 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
       `the saved password leaked: ${entry.post_data}`,
     );
     assert.ok(!JSON.stringify(session.requests.list()).includes(canary));
+    // A page fetch resends the typed password: its request and response bodies come from Firefox's
+    // data collector (the log keeps response bodies of fetch/XHR), the known secret masked in both.
+    await page.evaluateScript(
+      `(pw) => fetch('/echo?again=1', { method: 'POST', body: 'user=ada&pw=' + pw })`,
+      { args: [canary] },
+    );
+    const again = await until('the fetch POST to /echo', () =>
+      session.requests.list({ filter: '/echo?again=1' }).find((e) => e.state === 'finished'),
+    );
+    assert.equal(again.resource_type, 'fetch');
+    assert.match(again.post_data ?? '', /^user=ada&pw=/);
+    assert.ok(!(again.post_data ?? '').includes(canary), `the password leaked: ${again.post_data}`);
+    const withBody = session.requests.body(again.request_id).body ?? '';
+    assert.match(withBody, /<pre id="body">user=ada&amp;pw=/);
+    assert.ok(!withBody.includes(canary), `the password leaked in the response body: ${withBody}`);
     // The page did get the password: masking is in what we report, not in what the page sent.
     assert.match((await text(page, 'body')) ?? '', new RegExp(`pw=${canary}`));
     await page.close();
