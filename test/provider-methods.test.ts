@@ -32,7 +32,9 @@ describe('provider methods through the real process', () => {
     home = tempHome();
     server = await startFixtureServer();
     index = `${server.url}/fixtures/provider/index.html`;
-    p = spawnProvider(home.dir);
+    // A provider without Firefox (TABWRIGHT_FIREFOX points nowhere): a preference for a family it
+    // does not offer must be refused (the Firefox matrix covers the provider that offers both).
+    p = spawnProvider(home.dir, [], { TABWRIGHT_FIREFOX: '/nonexistent/firefox' });
     const s = await p.call('session.ensure', {
       client_session_id: 'jcode_1',
       events: true,
