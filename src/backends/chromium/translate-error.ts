@@ -32,7 +32,7 @@ export function translatePlaywrightError(
       aborted
         ? `${ctx.operation}: the navigation was aborted (net::ERR_ABORTED), probably cancelled or replaced by the page (for example a download). Read the page URL before retrying.`
         : auth
-          ? `${ctx.operation}: the server asks for HTTP authentication and the session has no credentials for this origin (net::ERR_INVALID_AUTH_CREDENTIALS). Set the session's HTTP credentials (HTTP API: set_credentials), then open the page again.`
+          ? `${ctx.operation}: the server asks for HTTP authentication and the session has no credentials for this origin (net::ERR_INVALID_AUTH_CREDENTIALS). Set HTTP credentials for this origin on the session (its door's credentials method), then open the page again.`
           : `${ctx.operation}: the page could not be loaded (net::${net[1]}). Check the URL and that the server is reachable, then retry.`,
       {
         retryable: !aborted && !auth,
