@@ -356,6 +356,8 @@ export interface BackendDiscovery {
   /** The binary a launch would use, or null. */
   selected: string | null;
   problems: SetupProblem[];
+  /** Vendor builds of this family installed here (e.g. chrome, edge), by path, selected or not. */
+  products?: Record<string, string>;
 }
 
 /** Session-kind entry points of a backend. */

@@ -28,6 +28,8 @@ export interface Diagnostics {
   selected_browser: string | null;
   /** Families with a usable browser, the default first. */
   browser_families: BrowserFamily[];
+  /** Vendor builds installed here (chrome, edge, …) by path, whichever binary a launch selects. */
+  products: Record<string, string>;
   home: string;
   dirs: DirFinding[];
   problems: { code: string; message: string; manual_steps: string[] }[];
@@ -55,8 +57,10 @@ export function collectDiagnostics(
   const browsers: BrowserFinding[] = [];
   const families: BrowserFamily[] = [];
   let selected: string | null = null;
+  const products: Record<string, string> = {};
   backends.forEach((backend, i) => {
     const found = backend.discover();
+    Object.assign(products, found.products);
     for (const b of found.browsers) browsers.push({ ...b, family: backend.name });
     if (found.selected) families.push(backend.name);
     if (i === 0) {
@@ -94,6 +98,7 @@ export function collectDiagnostics(
     browsers,
     selected_browser: selected,
     browser_families: families,
+    products,
     home,
     dirs,
     problems,

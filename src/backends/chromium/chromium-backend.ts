@@ -14,6 +14,7 @@ import {
   CHROMIUM_INSTALL_COMMAND,
   chromiumVersion,
   findChromium,
+  findChromiumProducts,
   listChromiumCandidates,
   requireChromium,
 } from './discovery.js';
@@ -61,7 +62,7 @@ export class ChromiumBackend implements Backend {
         message: `No Chromium found. Install it with: ${CHROMIUM_INSTALL_COMMAND} (as root), or set TABWRIGHT_CHROMIUM.`,
         manual_steps: [CHROMIUM_INSTALL_COMMAND],
       });
-    return { browsers, selected, problems };
+    return { browsers, selected, problems, products: findChromiumProducts() };
   }
 
   async launch(settings: LaunchSettings): Promise<BackendBrowser> {

@@ -37,6 +37,16 @@ export function listChromiumCandidates(
   return out;
 }
 
+/** The vendors' Chromium-based builds installed here (chrome, edge), each by its first path found. */
+export function findChromiumProducts(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [product, paths] of Object.entries(candidates.products as Record<string, string[]>)) {
+    const found = paths.find(isExecutable);
+    if (found) out[product] = found;
+  }
+  return out;
+}
+
 /** $TABWRIGHT_CHROMIUM first (an error if it points nowhere), then the default paths. */
 export function findChromium(env = process.env): FoundBrowser | undefined {
   if (env.TABWRIGHT_CHROMIUM) {

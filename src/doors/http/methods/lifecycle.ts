@@ -127,7 +127,10 @@ const start = method({
         requestedBrowser: p.browser,
         effectiveBrowser: effective,
         engineHonored: honored,
-        engineWarning: requested === 'auto' || honored ? undefined : engineWarning(requested, effective),
+        engineWarning:
+          requested === 'auto' || honored
+            ? undefined
+            : engineWarning(requested, effective, (await ops.diagnostics.call(ctx.engine, {})).products),
         profileSeenBefore,
         profileNote,
         headlessHonored: headless === requestedHeadless,
