@@ -101,6 +101,13 @@ test('selectors and texts pick like upstream and report the choice; only a real 
   assert.match(tie.json.msg, /请传 nth/);
   const nth = await h.ok(id, 'click_element_by_selector', { selector: '.tie', nth: 1 });
   assert.equal(nth.explicitNth, true);
+
+  // The reported choice follows the one secret rule: a one-time-code field's page value and live
+  // value appear neither in its text nor in its outerHtml.
+  const otp = await h.ok(id, 'click_element_by_selector', { selector: '.otp' });
+  assert.equal(otp.tag, 'input');
+  const reply = JSON.stringify(otp);
+  assert.doesNotMatch(reply, /ATTR-OTP-4821|LIVE-OTP-9931/, reply);
 });
 
 test('a moving element is clicked with the real mouse; a class-only change is a change', async () => {

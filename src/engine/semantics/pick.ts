@@ -4,6 +4,7 @@ import { registryOf } from '../../snapshot/refs.js';
 import type { Deadline } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
 import type { Page } from '../page.js';
+import { SECRET_FREE_COPY_SOURCE, SECRET_REASON_SOURCE } from './secret-sources.js';
 
 /**
  * Picking the element a person means when a selector or a text matches several: visible before
@@ -67,6 +68,8 @@ interface PageAnswer {
 const PICK_SOURCE = `
 const tw = globalThis[Symbol.for('tabwright.snapshot')];
 if (!tw) return { missing: true };
+const secretReason = ${SECRET_REASON_SOURCE};
+const secretFreeCopy = ${SECRET_FREE_COPY_SOURCE};
 const norm = (s) => (s || '').replace(/\\s+/g, ' ').trim();
 const visible = (el) => {
   const st = getComputedStyle(el);
@@ -112,7 +115,7 @@ const isText = spec.selector === undefined;
 const candidates = els.map((el, index) => {
   const v = visible(el);
   return {
-    index, tag: el.tagName.toLowerCase(), text: norm(el.innerText || el.value || '').slice(0, 80),
+    index, tag: el.tagName.toLowerCase(), text: secretReason(el) ? '[redacted]' : norm(el.innerText || el.value || '').slice(0, 80),
     visible: v, exact: isText ? exactOf.get(el) === true : undefined,
     clickable: clickable(el), hit: v ? hit(el) : false, el,
   };
@@ -136,7 +139,8 @@ if (best) {
 }
 const animated = !!best && typeof best.el.getAnimations === 'function' &&
   best.el.getAnimations().some((a) => a.playState === 'running');
-const outerHtml = best ? (best.el.matches('input[type=password]') ? '<input type="password">' : best.el.outerHTML.slice(0, 300)) : '';
+// The one secret rule: a secret field's value never leaves the page in the text or the HTML.
+const outerHtml = best ? secretFreeCopy(best.el).outerHTML.slice(0, 300) : '';
 return {
   candidates: candidates.map(({ el, ...c }, i) => ({ ...c, identity: i === chosen ? tw.call({ op: 'idOf' }, el) : undefined })),
   chosen, tie, reason, outerHtml, animated,
