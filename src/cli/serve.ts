@@ -89,12 +89,16 @@ export async function runServe(opts: ServeOptions): Promise<void> {
   }
   const auth = token ? ` -H 'authorization: Bearer $TABWRIGHT_TOKEN'` : '';
   const example = `curl -s -X POST ${server.url}/playwright/command -H 'content-type: application/json'${auth} -d '{"method":"start"}'`;
-  process.stdout.write(`tabwright serve listening on ${server.url}\n`);
-  process.stdout.write(`health: curl -s ${server.url}${HEALTH_PATH}  (sessions, memory, limits)\n`);
-  process.stdout.write(`try:    ${example}\n`);
-  if (token) process.stdout.write(`auth:   send "Authorization: Bearer <token>" with every request\n`);
-  if (opts.allowOrigin?.length) process.stdout.write(`origins: only ${opts.allowOrigin.join(', ')}\n`);
-  if (opts.allowFileUrls) process.stdout.write('file:   file: URLs allowed (--allow-file-urls)\n');
+  // The banner is one write, so a reader that has its first lines has all of them.
+  const banner = [
+    `tabwright serve listening on ${server.url}`,
+    `health: curl -s ${server.url}${HEALTH_PATH}  (sessions, memory, limits)`,
+    `try:    ${example}`,
+    ...(token ? ['auth:   send "Authorization: Bearer <token>" with every request'] : []),
+    ...(opts.allowOrigin?.length ? [`origins: only ${opts.allowOrigin.join(', ')}`] : []),
+    ...(opts.allowFileUrls ? ['file:   file: URLs allowed (--allow-file-urls)'] : []),
+  ];
+  process.stdout.write(`${banner.join('\n')}\n`);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
