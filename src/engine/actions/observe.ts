@@ -2,7 +2,7 @@ import type { BackendFrame } from '../../backends/backend.js';
 import type { Deadline } from '../deadline.js';
 import type { Page } from '../page.js';
 import { frameCall } from './element-calls.js';
-import type { Fingerprint } from './injected/probe.js';
+import type { Fingerprint, SideEffects } from './injected/probe.js';
 
 /**
  * How long the DOM must be quiet (no mutation) before the observation window
@@ -24,6 +24,12 @@ export const VALUE_QUIET_MS = 3;
 export const DEFAULT_OBSERVE_CAP_MS = 500;
 /** How long a popup or download that the action visibly started may take to arrive. */
 export const EXPECTED_ARRIVAL_MS = 3000;
+/**
+ * How long a link or form navigation the action visibly started may take to show (its request,
+ * its refusal by the origin policy, or the new URL). Shorter: a page may still take the
+ * navigation over itself (the Navigation API's intercept), and then nothing arrives.
+ */
+export const EXPECTED_NAVIGATION_MS = 1000;
 
 /** Reads the fingerprint of a frame, bounded so a held dialog or a busy page cannot stall the receipt. */
 export async function readFingerprint(
@@ -87,7 +93,7 @@ export async function settle(
   pin: { doc: string; id: number } | undefined,
   value: 'value' | 'checked' | null,
   beforeUrl: string | undefined,
-  arrived: { popup: () => boolean; download: () => boolean; fileChooser: () => boolean },
+  arrived: Record<keyof SideEffects, () => boolean>,
   /** Keep observing at least this long even when the page is quiet (a fixed window, e.g. the HTTP door's 500 ms). */
   minMs = 0,
   quietMs = QUIET_MS,
@@ -103,6 +109,7 @@ export async function settle(
   let expectPopup = false;
   let expectDownload = false;
   let expectChooser = false;
+  let expectNavigation = false;
   for (let round = 0; ; round++) {
     const left = Math.max(0, capMs - (Date.now() - started));
     try {
@@ -113,7 +120,7 @@ export async function settle(
           fingerprint: Fingerprint;
           value: string | boolean | null;
           stale: boolean;
-          expect: { popup: boolean; download: boolean; fileChooser: boolean };
+          expect: SideEffects;
         }>(
           frame,
           {
@@ -136,6 +143,7 @@ export async function settle(
       expectPopup ||= r.expect.popup;
       expectDownload ||= r.expect.download;
       expectChooser ||= r.expect.fileChooser;
+      expectNavigation ||= r.expect.navigation === true;
     } catch {
       // The document went away (navigation) or the page is blocked (a held dialog).
       const replaced = frame.isDetached() || (beforeUrl !== undefined && frame.url() !== beforeUrl);
@@ -165,6 +173,14 @@ export async function settle(
       expectPopup = false;
       expectDownload = false;
       expectChooser = false;
+    }
+    // A navigation the action started: its request (then tracked as in flight), its refusal or its
+    // new URL shows a moment later; without this wait a busy machine closes the window before it.
+    if (expectNavigation) {
+      const until = started + Math.max(capMs, EXPECTED_NAVIGATION_MS);
+      while (Date.now() < until && d.remaining() > 300 && !page.closed && !arrived.navigation())
+        await new Promise((r) => setTimeout(r, 10));
+      expectNavigation = false;
     }
     // Requests in flight keep the window open (they may still change the page), up to the cap.
     const elapsed = Date.now() - started;

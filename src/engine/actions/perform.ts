@@ -230,6 +230,11 @@ async function run(
         // Only an intercepted chooser is reported; a headed browser shows the native dialog instead.
         fileChooser: () =>
           !page.backend.interceptsFileChoosers() || page.fileChoosers.lastSeq > marks.fileChooserSeq,
+        navigation: () =>
+          observedFrame.isDetached() ||
+          observedFrame.url() !== frameBefore?.url ||
+          page.network.counters().started > marks.requestsStarted ||
+          page.session.network.lastSeq > marks.blockedSeq,
       },
       Math.min(opts.observe_min_ms ?? 0, capMs),
       quietFor(spec),

@@ -531,7 +531,7 @@ interface ObserverState {
   last: number;
   observer: MutationObserver;
   /** What the action set in motion that arrives outside this document: a popup, a download, a file chooser. */
-  expect: { popup: boolean; download: boolean; fileChooser: boolean };
+  expect: SideEffects;
   /** `input` events seen (the settle of typed text waits for the first one). */
   inputs: number;
   undo: () => void;
@@ -542,6 +542,27 @@ interface ObserverState {
  * open a new page, and for a download link: those arrive after the DOM has
  * gone quiet, so the engine keeps the window open for them.
  */
+/** What an action visibly started that arrives outside the observed document. */
+export interface SideEffects {
+  popup: boolean;
+  download: boolean;
+  fileChooser: boolean;
+  /** A link or form that loads another document in this frame (fragment-only links do not). */
+  navigation: boolean;
+}
+
+/** Whether following this URL replaces the document (not a fragment of the same one, not a script URL). */
+function leavesDocument(href: string): boolean {
+  try {
+    const to = new URL(href, location.href);
+    if (!['http:', 'https:', 'file:'].includes(to.protocol)) return false;
+    const here = new URL(location.href);
+    return to.hash === '' || to.origin + to.pathname + to.search !== here.origin + here.pathname + here.search;
+  } catch {
+    return false;
+  }
+}
+
 function watchSideEffects(state: ObserverState): () => void {
   const onClick = (e: Event) => {
     if (e.defaultPrevented) return;
@@ -551,8 +572,17 @@ function watchSideEffects(state: ObserverState): () => void {
     if (a.hasAttribute('download')) state.expect.download = true;
     const target = (a.getAttribute('target') ?? '').toLowerCase();
     if (target && !['_self', '_top', '_parent'].includes(target)) state.expect.popup = true;
+    else if (!a.hasAttribute('download') && leavesDocument(a.href)) state.expect.navigation = true;
   };
   addEventListener('click', onClick);
+  // A form submitted in place loads a new document (or is refused by the origin policy) a step later.
+  const onSubmit = (e: Event) => {
+    if (e.defaultPrevented || !(e.target instanceof HTMLFormElement)) return;
+    const target = (e.target.getAttribute('target') ?? '').toLowerCase();
+    if (e.target.method !== 'dialog' && (!target || ['_self', '_top', '_parent'].includes(target)))
+      state.expect.navigation = true;
+  };
+  addEventListener('submit', onSubmit);
   // Capture on the window runs before any page listener could stop the event; whether the page
   // cancelled it is known once dispatch is over (the next task).
   const onFileClick = (e: Event) => {
@@ -578,6 +608,7 @@ function watchSideEffects(state: ObserverState): () => void {
   } as typeof window.open;
   return () => {
     removeEventListener('click', onClick);
+    removeEventListener('submit', onSubmit);
     removeEventListener('click', onFileClick, true);
     removeEventListener('input', onInput, true);
     window.open = original;
@@ -597,7 +628,7 @@ export function observeStart(): void {
       state.mutations += records.length;
       state.last = performance.now();
     }),
-    expect: { popup: false, download: false, fileChooser: false },
+    expect: { popup: false, download: false, fileChooser: false, navigation: false },
     inputs: 0,
     undo: () => {},
   };
@@ -654,13 +685,13 @@ export async function settle(
 export function observeRead(stop: boolean): {
   mutations: number;
   quietMs: number;
-  expect: { popup: boolean; download: boolean; fileChooser: boolean };
+  expect: SideEffects;
 } {
   if (!observer)
     return {
       mutations: 0,
       quietMs: Number.POSITIVE_INFINITY,
-      expect: { popup: false, download: false, fileChooser: false },
+      expect: { popup: false, download: false, fileChooser: false, navigation: false },
     };
   const r = {
     mutations: observer.mutations,
