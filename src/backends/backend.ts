@@ -19,6 +19,8 @@ export interface LaunchSettings {
   headless: boolean;
   /** Extra command-line flags, appended to the backend's own. */
   args?: string[];
+  /** The vendor build (chrome, edge) `executablePath` is, when a session asked for one: names the browser. */
+  product?: string;
   /**
    * A directory for this browser's scratch files (downloads before they are saved, other artifacts),
    * created by the engine and removed by it when the browser is gone.
@@ -366,8 +368,12 @@ export interface Backend {
   readonly name: BrowserFamily;
   /** The browsers of this family on this machine (tabwright doctor, provider.status). */
   discover(): BackendDiscovery;
-  /** The binary to launch; setup_required with the install command when none is found. */
-  executable(): string;
+  /**
+   * The binary to launch; setup_required with the install command when none is found. With
+   * `product`, a vendor build of the family (Chromium: chrome, edge); invalid_request for a family
+   * without products, setup_required when that build is not installed.
+   */
+  executable(product?: string): string;
   launch(settings: LaunchSettings): Promise<BackendBrowser>;
   /** One browser process bound to a profile directory; returns its single context. */
   launchPersistent(

@@ -55,6 +55,12 @@ const DIAGNOSTICS_TTL_MS = 5 * 60_000;
 export interface SessionCommon {
   /** The browser family (a backend's name); the engine's default backend when absent. */
   browser?: BrowserFamily;
+  /**
+   * A vendor build of the family to launch (Chromium: chrome, edge), found by the backend's discovery
+   * ($TABWRIGHT_CHROME, …); setup_required when it is not installed. Only for browsers the engine
+   * launches (ephemeral, persistent) on this machine.
+   */
+  product?: string;
   policy?: OriginPolicyInput;
   /** Record every request in Session.requests (default true). */
   network_recording?: boolean;
@@ -89,8 +95,8 @@ export class Engine {
   private readonly sessionIds = new IdSource('sess');
   private readonly pageIds = new IdSource('page');
   private readonly sessionsById = new Map<string, Session>();
-  /** The shared browser of ephemeral sessions, per family. */
-  private readonly shared = new Map<BrowserFamily, Promise<BackendBrowser>>();
+  /** The shared browser of ephemeral sessions, per family and product (sharedKey). */
+  private readonly shared = new Map<string, Promise<BackendBrowser>>();
   private readonly placement: SessionPlacement | undefined;
   private closing = false;
   /** Back-pressure limits (admission.ts). */
@@ -136,33 +142,42 @@ export class Engine {
     return b;
   }
 
-  private launchSettings(backend: Backend) {
+  private launchSettings(backend: Backend, product?: string) {
     const executablePath =
-      backend === this.backends[0] && this.executablePath ? this.executablePath : backend.executable();
+      product !== undefined
+        ? backend.executable(product)
+        : backend === this.backends[0] && this.executablePath
+          ? this.executablePath
+          : backend.executable();
     return {
       executablePath,
+      product,
       headless: this.headless,
       args: this.extraArgs,
       workDir: this.launchRecords.newWorkDir(),
     };
   }
 
-  /** The shared browser of ephemeral sessions, launched on first use and relaunched after it dies. */
-  private async sharedBrowser(backend: Backend): Promise<BackendBrowser> {
+  /**
+   * The shared browser of ephemeral sessions of one family and product, launched on first use and
+   * relaunched after it dies.
+   */
+  private async sharedBrowser(backend: Backend, product?: string): Promise<BackendBrowser> {
     const family = backend.name;
-    const current = this.shared.get(family);
+    const key = sharedKey(family, product);
+    const current = this.shared.get(key);
     if (current) {
       const b = await current.catch(() => undefined);
       if (b?.isConnected()) return b;
-      if (this.shared.get(family) === current) this.shared.delete(family);
+      if (this.shared.get(key) === current) this.shared.delete(key);
     }
-    const launching = backend.launch(this.launchSettings(backend));
-    this.shared.set(family, launching);
+    const launching = backend.launch(this.launchSettings(backend, product));
+    this.shared.set(key, launching);
     const forget = () => {
-      if (this.shared.get(family) === launching) this.shared.delete(family);
+      if (this.shared.get(key) === launching) this.shared.delete(key);
     };
     launching.then((b) => {
-      log.info({ family, version: b.version() }, 'shared browser launched');
+      log.info({ family, product, version: b.version() }, 'shared browser launched');
       this.track(b);
       b.onDisconnected(forget);
     }, forget);
@@ -244,6 +259,10 @@ export class Engine {
       allowFileUrls: this.allowFileUrls,
     };
     const backend = this.backend(req.browser);
+    const product = req.product;
+    const onGrid = kind === 'ephemeral' ? this.placement?.url : undefined;
+    if (product !== undefined && (kind === 'attach' || kind === 'remote' || onGrid))
+      throw productNeedsLaunch(product, kind, onGrid);
     switch (kind) {
       case 'ephemeral': {
         const placed = this.placement;
@@ -255,7 +274,7 @@ export class Engine {
               signal: deadline.signal,
               remainingMs: () => deadline.remaining(),
             })
-          : await this.sharedBrowser(backend);
+          : await this.sharedBrowser(backend, product);
         const created = withPolicyProxy(policy, async (proxy) => {
           const context = await browser.newContext({ proxyServer: proxy?.url });
           // A placed browser is the session's own: closing the session gives it back.
@@ -284,9 +303,13 @@ export class Engine {
         }
         mkdirSync(dir, { recursive: true });
         return withPolicyProxy(policy, async (proxy) => {
-          const { browser, context } = await backend.launchPersistent(this.launchSettings(backend), dir, {
-            proxyServer: proxy?.url,
-          });
+          const { browser, context } = await backend.launchPersistent(
+            this.launchSettings(backend, product),
+            dir,
+            {
+              proxyServer: proxy?.url,
+            },
+          );
           this.track(browser);
           const s = new Session({
             ...common,
@@ -420,11 +443,29 @@ export class Engine {
     return this.placement ? this.placement.status(timeoutMs) : null;
   }
 
-  /** For diagnostics and tests: the OS pid of the shared browser, if launched. */
-  async sharedBrowserPid(family?: BrowserFamily): Promise<number | undefined> {
-    const b = await this.shared.get(family ?? this.backends[0]!.name)?.catch(() => undefined);
+  /** For diagnostics and tests: the OS pid of the shared browser (of a family and product), if launched. */
+  async sharedBrowserPid(family?: BrowserFamily, product?: string): Promise<number | undefined> {
+    const b = await this.shared
+      .get(sharedKey(family ?? this.backends[0]!.name, product))
+      ?.catch(() => undefined);
     return b?.pid();
   }
+}
+
+/** One shared browser per family and product: Chromium's own and Chrome's run side by side. */
+function sharedKey(family: BrowserFamily, product: string | undefined): string {
+  return product === undefined ? family : `${family}/${product}`;
+}
+
+/** A product is a binary tabwright launches here: an attached, remote or Grid browser is what it is. */
+function productNeedsLaunch(product: string, kind: SessionKind, grid: string | undefined): TabwrightError {
+  return new TabwrightError(
+    'unsupported_target',
+    grid
+      ? `product ${product} cannot be chosen on the Selenium Grid at ${grid}: its nodes run their own browsers. Start this session without product, or run tabwright without --grid.`
+      : `product ${product} applies to browsers tabwright launches (ephemeral, persistent sessions), not to a ${kind} session. Leave product out, or start an ephemeral or persistent session.`,
+    { details: { field: 'product', kind } },
+  );
 }
 
 /**

@@ -151,6 +151,16 @@ export const SessionStart = z
     kind: z.enum(['ephemeral', 'persistent', 'attach', 'remote']).optional(),
     /** The browser family (one of the engine's backends); the engine's default when absent. */
     browser: z.enum(['chromium', 'firefox']).optional(),
+    /**
+     * A vendor build of the family to launch (chromium: chrome, edge), found like the family's own
+     * binary ($TABWRIGHT_CHROME / $TABWRIGHT_EDGE, then the install paths; engine.diagnostics
+     * `products` lists what is installed). setup_required when it is not installed; only for
+     * ephemeral and persistent sessions on this machine.
+     */
+    product: z
+      .enum(['chrome', 'edge'])
+      .optional()
+      .describe('chromium only: launch the installed Google Chrome / Microsoft Edge instead of Chromium.'),
     /** persistent: the profile name (kept under $TABWRIGHT_HOME/profiles/<name>). */
     profile: z.string().min(1).optional(),
     /** attach: a CDP endpoint (http://127.0.0.1:9222 or ws://…); remote: a Playwright server's ws endpoint. */

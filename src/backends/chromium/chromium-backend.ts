@@ -15,8 +15,12 @@ import {
   chromiumVersion,
   findChromium,
   findChromiumProducts,
+  invalidProductPaths,
   listChromiumCandidates,
+  productLabel,
+  productOfBinary,
   requireChromium,
+  requireChromiumProduct,
 } from './discovery.js';
 import type { Driver } from './driver.js';
 import { chromiumFlags } from './flags.js';
@@ -32,8 +36,9 @@ function driver(): Promise<Driver> {
 export class ChromiumBackend implements Backend {
   readonly name = 'chromium' as const;
 
-  executable(): string {
-    return requireChromium().path;
+  /** Chromium's binary, or with `product` a vendor build's (chrome, edge: $TABWRIGHT_CHROME, … or its install path). */
+  executable(product?: string): string {
+    return product === undefined ? requireChromium().path : requireChromiumProduct(product);
   }
 
   discover(): BackendDiscovery {
@@ -62,6 +67,12 @@ export class ChromiumBackend implements Backend {
         message: `No Chromium found. Install it with: ${CHROMIUM_INSTALL_COMMAND} (as root), or set TABWRIGHT_CHROMIUM.`,
         manual_steps: [CHROMIUM_INSTALL_COMMAND],
       });
+    for (const bad of invalidProductPaths())
+      problems.push({
+        code: 'product_path_invalid',
+        message: `${bad.variable} points to ${bad.path}, which is not an executable file: sessions asking for ${bad.product} cannot start. Fix the path or unset the variable.`,
+        manual_steps: [`unset ${bad.variable}`],
+      });
     return { browsers, selected, problems, products: findChromiumProducts() };
   }
 
@@ -80,7 +91,7 @@ export class ChromiumBackend implements Backend {
         handleSIGTERM: false,
         handleSIGHUP: false,
       });
-      const wrapped = new ChromiumBrowser(browser, 'launched');
+      const wrapped = new ChromiumBrowser(browser, 'launched', browserLabel(settings));
       await wrapped.learnProcess(settings.workDir);
       return wrapped;
     } catch (err) {
@@ -110,7 +121,7 @@ export class ChromiumBackend implements Backend {
       });
       const pwBrowser = context.browser();
       if (!pwBrowser) throw new Error('persistent context has no browser');
-      const browser = new ChromiumBrowser(pwBrowser, 'persistent');
+      const browser = new ChromiumBrowser(pwBrowser, 'persistent', browserLabel(settings));
       await browser.learnProcess(settings.workDir);
       return { browser, context: browser.wrapContext(context) };
     } catch (err) {
@@ -156,6 +167,12 @@ export class ChromiumBackend implements Backend {
       );
     }
   }
+}
+
+/** What a launched browser is called: the vendor's name for a product's binary (asked for, or found as the default), else Chromium. */
+function browserLabel(settings: LaunchSettings): string {
+  const product = settings.product ?? productOfBinary(settings.executablePath);
+  return (product && productLabel(product)) ?? 'Chromium';
 }
 
 /** The browser's environment: its own temporary files (sockets, shared memory) go into the work directory. */

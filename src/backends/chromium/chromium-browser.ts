@@ -50,8 +50,10 @@ export class ChromiumBrowser implements BackendBrowser {
   constructor(
     readonly pw: Browser,
     readonly connection: ChromiumConnection,
+    /** What runs: "Chromium", or the vendor's name of a product tabwright launched ("Google Chrome"). */
+    label = 'Chromium',
   ) {
-    this.label = 'Chromium';
+    this.label = label;
     pw.on('disconnected', () => {
       this.connected = false;
     });

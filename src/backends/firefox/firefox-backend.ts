@@ -23,7 +23,13 @@ const WINDOW_SIZE = ['--width=1280', '--height=900'];
 export class FirefoxBackend implements Backend {
   readonly name = 'firefox' as const;
 
-  executable(): string {
+  executable(product?: string): string {
+    if (product !== undefined)
+      throw new TabwrightError(
+        'invalid_request',
+        `Firefox has no product "${product}": chrome and edge are Chromium builds. Start the session with browser chromium, or without product.`,
+        { details: { field: 'product' } },
+      );
     return requireFirefox();
   }
 

@@ -26,10 +26,30 @@ export function normalizeBrowser(name: string | undefined): RequestedBrowser | u
   return ALIASES[(name ?? '').trim().toLowerCase()];
 }
 
-/** The engine backend a request starts on: Firefox when the engine has it, else the default (Chromium). */
+/**
+ * The engine backend a request starts on: `auto` the server's default (its first family: Chromium
+ * unless `tabwright serve --browser firefox`), `firefox` Firefox when the engine has it, every other
+ * name Chromium (Chrome and Edge are Chromium builds: productFor picks the binary).
+ */
 export function familyFor<F extends string>(requested: RequestedBrowser, families: readonly F[]): F {
   const has = (f: string) => families.find((x) => x === f);
+  if (requested === 'auto') return families[0]!;
   return (requested === 'firefox' ? has('firefox') : undefined) ?? has('chromium') ?? families[0]!;
+}
+
+/**
+ * The engine's `product` for a request: chrome / edge when that build is installed here (engine
+ * diagnostics `products`, the Chromium backend's discovery) and the task runs on Chromium; else none
+ * (Chromium's own binary, and the reply's engineWarning says so).
+ */
+export function productFor(
+  requested: RequestedBrowser,
+  family: string,
+  products: Readonly<Record<string, string>>,
+): 'chrome' | 'edge' | undefined {
+  return (requested === 'chrome' || requested === 'edge') && family === 'chromium' && products[requested]
+    ? requested
+    : undefined;
 }
 
 /** What actually runs, named as upstream names browsers, from the backend family and the browser's own label. */
@@ -51,17 +71,15 @@ const DISPLAY: Record<Exclude<RequestedBrowser, 'auto'>, string> = {
 export function engineWarning(
   requested: Exclude<RequestedBrowser, 'auto'>,
   effective: Exclude<RequestedBrowser, 'auto'>,
-  /** Vendor builds installed here, by path (engine.diagnostics `products`, the backend's discovery). */
-  products: Readonly<Record<string, string>>,
 ): string {
   const head = `请求的浏览器是 ${requested}，实际用的是 ${effective}：`;
+  const ran = DISPLAY[effective];
   if (requested === 'firefox')
-    return `${head}这个服务进程没有 Firefox 后端（只驱动 ${DISPLAY[effective]}），已用 ${DISPLAY[effective]} 启动；需要 Firefox 时请用带 Firefox 后端的 tabwright serve 重启服务，用 get_config 查看可用的浏览器`;
+    return `${head}这个服务没有 Firefox 后端（tabwright serve 启动时本机没有找到 Firefox），已用 ${ran} 启动；要用 Firefox：安装它（Debian：apt-get install -y firefox-esr）或设 TABWRIGHT_FIREFOX=<路径>，再重启 tabwright serve；get_config 的 browsers 列出可用的引擎`;
   if (requested === 'chrome' || requested === 'edge') {
-    const found = products[requested];
-    return found
-      ? `${head}本机装有 ${DISPLAY[requested]}（${found}），但这个服务用的是 ${DISPLAY[effective]}，已用它启动；要用 ${DISPLAY[requested]} 请以 TABWRIGHT_CHROMIUM=${found} 重启 tabwright serve`
-      : `${head}本机没有安装 ${DISPLAY[requested]}（tabwright doctor 列出找过的路径），已改用 ${DISPLAY[effective]} 启动；两者页面行为一致，登录状态不共享`;
+    const variable = requested === 'chrome' ? 'TABWRIGHT_CHROME' : 'TABWRIGHT_EDGE';
+    return `${head}本机没有找到 ${DISPLAY[requested]}（tabwright doctor 列出找过的路径），已改用 ${ran} 启动，页面行为一致，登录状态不共享；要用 ${DISPLAY[requested]}：安装它，或以 ${variable}=<可执行文件路径> 重启 tabwright serve`;
   }
-  return `${head}这个服务没有按 browser 参数切换浏览器，已用 ${DISPLAY[effective]} 启动；用 get_config 查看可用的浏览器`;
+  // chromium asked, and the server's Chromium-family binary is a vendor build (the only one installed).
+  return `${head}这个服务的 Chromium 系浏览器就是 ${ran}（tabwright doctor 列出它的路径），已用它启动；要用 Chromium 请安装它，或以 TABWRIGHT_CHROMIUM=<路径> 重启 tabwright serve`;
 }

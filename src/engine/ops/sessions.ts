@@ -14,6 +14,7 @@ export const startSession = defineOp({
   run: (engine, i, opts) => {
     const common = {
       browser: i.browser,
+      product: i.product,
       policy: i.policy,
       network_recording: i.network_recording,
       dialogs: i.dialogs,

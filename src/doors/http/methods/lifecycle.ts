@@ -2,7 +2,13 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { narrowPolicy, ops, profileDir, TabwrightError } from '../../../engine/api.js';
 import type { Engine } from '../../../engine/engine.js';
-import { effectiveBrowser, engineWarning, familyFor, normalizeBrowser } from '../browser-choice.js';
+import {
+  effectiveBrowser,
+  engineWarning,
+  familyFor,
+  normalizeBrowser,
+  productFor,
+} from '../browser-choice.js';
 import { CommandFailure, invalidArgument } from '../envelope.js';
 import { lastNumber, SHOT_PATTERN, taskDir } from '../evidence.js';
 import type { Task } from '../tasks.js';
@@ -11,13 +17,13 @@ import { type HttpMethod, method, originPolicyData, START_TIMEOUT_MS } from './c
 const start = method({
   name: 'start',
   summary: '启动一个浏览器任务（不传 id 时分配一个）；可指定 profile、来源白名单和网络记录',
-  ops: [ops.startSession, ops.dialogPolicy, ops.sessionInfo],
+  ops: [ops.startSession, ops.dialogPolicy, ops.sessionInfo, ops.diagnostics],
   meta: {
     task: 'new',
     reply: {
       id: '任务 id（之后每条命令都要带）',
       browser:
-        '浏览器：type, chrome, engine, mode, label, version, headless, profile, profileDir, userProfile, profileSeenBefore, userDataDir, profileDirectory, profileNote',
+        '浏览器：type, chrome, engine, mode, label, version, executable, headless, profile, profileDir, userProfile, profileSeenBefore, userDataDir, profileDirectory, profileNote',
       requestedBrowser: '回显的 browser',
       effectiveBrowser: '实际使用的浏览器（chromium / chrome / edge / firefox）',
       engineHonored: '实际浏览器是否就是请求的那个（没传或 auto 时为 true）',
@@ -54,6 +60,12 @@ const start = method({
       );
     }
     const family = familyFor(requested, ctx.engine.browserFamilies);
+    // Chrome / Edge run on their own binary when installed (a shared browser of their own).
+    const products =
+      requested === 'chrome' || requested === 'edge'
+        ? (await ops.diagnostics.call(ctx.engine, {})).products
+        : {};
+    const product = productFor(requested, family, products);
     // The server's --allow-origin is a ceiling the task may narrow, never widen (engine rule);
     // checked before anything starts, so a refused allowlist leaves no task behind.
     const asked =
@@ -88,10 +100,17 @@ const start = method({
       const session = await ops.startSession.call(
         ctx.engine,
         profile === null
-          ? { kind: 'ephemeral', browser: family, network_recording: p.networkRecording ?? true, policy }
+          ? {
+              kind: 'ephemeral',
+              browser: family,
+              product,
+              network_recording: p.networkRecording ?? true,
+              policy,
+            }
           : {
               kind: 'persistent',
               browser: family,
+              product,
               profile,
               network_recording: p.networkRecording ?? true,
               policy,
@@ -115,6 +134,8 @@ const start = method({
           mode: 'managed',
           label: info.browser_label,
           version: info.browser_version,
+          // Upstream names the binary when it is not the bundled one: here, a Chrome / Edge found.
+          executable: product === undefined ? undefined : products[product],
           headless,
           profile,
           profileDir: profile === null ? undefined : profileDir(ctx.engine.home, profile),
@@ -127,10 +148,7 @@ const start = method({
         requestedBrowser: p.browser,
         effectiveBrowser: effective,
         engineHonored: honored,
-        engineWarning:
-          requested === 'auto' || honored
-            ? undefined
-            : engineWarning(requested, effective, (await ops.diagnostics.call(ctx.engine, {})).products),
+        engineWarning: requested === 'auto' || honored ? undefined : engineWarning(requested, effective),
         profileSeenBefore,
         profileNote,
         headlessHonored: headless === requestedHeadless,
