@@ -13,6 +13,11 @@ export function formatDiagnostics(d: Diagnostics, grid: PlacementStatus | null =
       `browser  ${mark} ${b.family.padEnd(8)} ${b.path}  ${b.version ?? (b.executable ? 'version unknown' : 'not executable')}  [${b.source}]`,
     );
   }
+  // Vendor builds a session can ask for (session.start product, the HTTP door's browser:"chrome").
+  const products = Object.entries(d.products).map(([name, path]) => `${name} ${path}`);
+  lines.push(
+    `products   ${products.join(', ') || 'no Chrome or Edge found (TABWRIGHT_CHROME / TABWRIGHT_EDGE point at one)'}`,
+  );
   if (grid) lines.push(...formatGrid(grid));
   lines.push(`home       ${d.home}`);
   for (const dir of d.dirs) {

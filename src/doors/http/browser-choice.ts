@@ -4,7 +4,9 @@
  * available and report the mismatch (`engineHonored:false` + `engineWarning`), never to refuse.
  */
 
-export type RequestedBrowser = 'auto' | 'chromium' | 'chrome' | 'edge' | 'firefox';
+/** Upstream's browser names (its BrowserChoice), in its order: get_config `typeChoices`, start's error. */
+export const BROWSER_CHOICES = ['auto', 'chromium', 'chrome', 'edge', 'firefox'] as const;
+export type RequestedBrowser = (typeof BROWSER_CHOICES)[number];
 
 const ALIASES: Record<string, RequestedBrowser> = {
   '': 'auto',

@@ -190,6 +190,8 @@ export async function buildStatus(call: CallContext): Promise<Record<string, unk
     diagnostics: diags,
     browser_path: d.selected_browser,
     browser_version: selected?.version ?? null,
+    /** Vendor builds installed here (chrome, edge) by path: what session.start `product` can launch. */
+    browser_products: d.products,
     headless: !call.options.headed,
     sessions: sessions.length,
     home: d.home,

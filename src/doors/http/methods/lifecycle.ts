@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { narrowPolicy, ops, profileDir, TabwrightError } from '../../../engine/api.js';
 import type { Engine } from '../../../engine/engine.js';
 import {
+  BROWSER_CHOICES,
   effectiveBrowser,
   engineWarning,
   familyFor,
@@ -55,7 +56,7 @@ const start = method({
     const requested = normalizeBrowser(p.browser);
     if (requested === undefined) {
       throw invalidArgument(
-        `start 失败：无法识别的浏览器类型：${p.browser}，可选值：auto / chromium / chrome / edge / firefox`,
+        `start 失败：无法识别的浏览器类型：${p.browser}，可选值：${BROWSER_CHOICES.join(' / ')}`,
         { field: 'browser' },
       );
     }

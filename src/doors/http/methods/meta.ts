@@ -2,6 +2,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describeOcr, OriginPolicy, ops, toJsonSchema } from '../../../engine/api.js';
+import { BROWSER_CHOICES } from '../browser-choice.js';
 import { type Data, invalidArgument } from '../envelope.js';
 import { resolveFilesConfig } from '../files-config.js';
 import { suggestMethods } from '../suggest.js';
@@ -153,13 +154,15 @@ export function configData(ctx: MethodContext): Data {
 const getConfig = method({
   name: 'get_config',
   summary: '服务的有效设置（目录、期限、上传、OCR、来源白名单）；带 id 时加上这个任务的浏览器',
-  ops: [ops.sessionInfo],
+  ops: [ops.sessionInfo, ops.diagnostics],
   meta: {
     task: 'new',
     reply: {
       engine: '默认的浏览器引擎（chromium）',
       configuredType: '同 engine',
       browsers: 'start 的 browser 能真正使用的引擎（如 chromium, firefox）',
+      typeChoices: 'start 的 browser 可选值',
+      installedBrowsers: '本机找到的 Chrome / Edge（按路径）：start 传 chrome / edge 时用它们',
       profileDir: 'profile 目录：configured, resolved, source, note',
       dataDir: '证据文件目录',
       jsDir: 'execute_js 的 bodyFile 目录',
@@ -180,6 +183,8 @@ const getConfig = method({
   params: z.object({}),
   async run(ctx) {
     const data = configData(ctx);
+    data.typeChoices = BROWSER_CHOICES;
+    data.installedBrowsers = (await ops.diagnostics.call(ctx.engine, {})).products;
     const task = ctx.id ? ctx.tasks.get(ctx.id) : undefined;
     if (task?.session)
       data.browser = {
