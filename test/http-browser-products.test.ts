@@ -3,6 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { createEngine } from '../src/cli/compose.js';
+import { TabwrightError } from '../src/engine/errors.js';
 import { tempHome } from './helpers/engine.js';
 import type { Json } from './helpers/http.js';
 import { type ServeProcess, spawnServe } from './helpers/serve.js';
@@ -105,4 +107,29 @@ test('start: chrome runs on the installed Chrome binary, chromium beside it on C
   assert.ok(children.includes(chromePid));
   await serve.close();
   for (const pid of children) assert.equal(alive(pid), false, `browser ${pid} is gone with the server`);
+});
+
+test('session.start product: refused where tabwright does not launch the browser, setup_required when not installed', async () => {
+  const engine = createEngine({ home: home.dir, grid: null });
+  try {
+    const attach = await engine
+      .startSession({ kind: 'attach', endpoint: 'http://127.0.0.1:9', product: 'chrome' })
+      .catch((e: TabwrightError) => e);
+    assert.ok(attach instanceof TabwrightError);
+    assert.equal(attach.code, 'unsupported_target');
+    assert.equal(attach.details.field, 'product');
+    const saved = process.env.TABWRIGHT_EDGE;
+    process.env.TABWRIGHT_EDGE = join(home.dir, 'no-such-edge');
+    try {
+      const edge = await engine.startSession({ product: 'edge' }).catch((e: TabwrightError) => e);
+      assert.ok(edge instanceof TabwrightError);
+      assert.equal(edge.code, 'setup_required');
+      assert.match(edge.message, /TABWRIGHT_EDGE points to .*no-such-edge, which is not an executable file/);
+    } finally {
+      if (saved === undefined) delete process.env.TABWRIGHT_EDGE;
+      else process.env.TABWRIGHT_EDGE = saved;
+    }
+  } finally {
+    await engine.close();
+  }
 });

@@ -463,7 +463,7 @@ function productNeedsLaunch(product: string, kind: SessionKind, grid: string | u
     'unsupported_target',
     grid
       ? `product ${product} cannot be chosen on the Selenium Grid at ${grid}: its nodes run their own browsers. Start this session without product, or run tabwright without --grid.`
-      : `product ${product} applies to browsers tabwright launches (ephemeral, persistent sessions), not to a ${kind} session. Leave product out, or start an ephemeral or persistent session.`,
+      : `product ${product} applies to browsers tabwright launches (ephemeral, persistent sessions), not to ${kind === 'attach' ? 'an attached browser' : `a ${kind} session`}. Leave product out, or start an ephemeral or persistent session.`,
     { details: { field: 'product', kind } },
   );
 }
