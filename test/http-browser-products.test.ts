@@ -4,6 +4,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createEngine } from '../src/cli/compose.js';
+import { engineWarning, familyFor, productFor } from '../src/doors/http/browser-choice.js';
 import { TabwrightError } from '../src/engine/errors.js';
 import { tempHome } from './helpers/engine.js';
 import type { Json } from './helpers/http.js';
@@ -132,4 +133,27 @@ test('session.start product: refused where tabwright does not launch the browser
   } finally {
     await engine.close();
   }
+});
+
+test('browser choice: auto is the server default, chrome / edge only on an installed binary, every warning says what to do', () => {
+  assert.equal(
+    familyFor('auto', ['firefox', 'chromium']),
+    'firefox',
+    'serve --browser firefox: auto is Firefox',
+  );
+  assert.equal(familyFor('chrome', ['firefox', 'chromium']), 'chromium');
+  assert.equal(familyFor('firefox', ['chromium']), 'chromium');
+  assert.equal(productFor('chrome', 'chromium', { chrome: '/opt/c' }), 'chrome');
+  assert.equal(productFor('edge', 'chromium', { chrome: '/opt/c' }), undefined);
+  assert.equal(productFor('chromium', 'chromium', { chrome: '/opt/c' }), undefined);
+  assert.match(engineWarning('firefox', 'chromium'), /TABWRIGHT_FIREFOX=<路径>，再重启 tabwright serve/);
+  assert.match(
+    engineWarning('chrome', 'chromium'),
+    /TABWRIGHT_CHROME=<可执行文件路径> 重启 tabwright serve$/,
+  );
+  assert.match(
+    engineWarning('chrome', 'chromium', 'http://grid:4444'),
+    /Selenium Grid（http:\/\/grid:4444）.*不带 --grid/,
+  );
+  assert.match(engineWarning('chromium', 'chrome'), /TABWRIGHT_CHROMIUM=<路径>/);
 });

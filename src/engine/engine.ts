@@ -438,6 +438,11 @@ export class Engine {
     return this.diagnosed.d;
   }
 
+  /** The Selenium Grid ephemeral sessions run on (`--grid`), or undefined when they run here. */
+  get gridUrl(): string | undefined {
+    return this.placement?.url;
+  }
+
   /** Where ephemeral sessions are placed (the Grid: reachable, nodes, free slots, queue), or null for local. */
   async placementStatus(timeoutMs = 3000): Promise<PlacementStatus | null> {
     return this.placement ? this.placement.status(timeoutMs) : null;

@@ -73,9 +73,13 @@ const DISPLAY: Record<Exclude<RequestedBrowser, 'auto'>, string> = {
 export function engineWarning(
   requested: Exclude<RequestedBrowser, 'auto'>,
   effective: Exclude<RequestedBrowser, 'auto'>,
+  /** The Selenium Grid the task runs on (`tabwright serve --grid`), if any. */
+  grid?: string,
 ): string {
   const head = `请求的浏览器是 ${requested}，实际用的是 ${effective}：`;
   const ran = DISPLAY[effective];
+  if (grid !== undefined && requested !== 'firefox')
+    return `${head}这个服务的任务跑在 Selenium Grid（${grid}）的节点上，用的是节点的浏览器（${ran}）；要用本机的 ${DISPLAY[requested]}，请不带 --grid 启动 tabwright serve，或传 profile（profile 任务在本机启动）`;
   if (requested === 'firefox')
     return `${head}这个服务没有 Firefox 后端（tabwright serve 启动时本机没有找到 Firefox），已用 ${ran} 启动；要用 Firefox：安装它（Debian：apt-get install -y firefox-esr）或设 TABWRIGHT_FIREFOX=<路径>，再重启 tabwright serve；get_config 的 browsers 列出可用的引擎`;
   if (requested === 'chrome' || requested === 'edge') {

@@ -61,9 +61,12 @@ const start = method({
       );
     }
     const family = familyFor(requested, ctx.engine.browserFamilies);
-    // Chrome / Edge run on their own binary when installed (a shared browser of their own).
+    // Chrome / Edge run on their own binary when installed (a shared browser of their own); a task
+    // on a Selenium Grid node runs on the node's browser.
+    const profile = p.profile ?? null;
+    const onGrid = profile === null ? ctx.engine.gridUrl : undefined;
     const products =
-      requested === 'chrome' || requested === 'edge'
+      (requested === 'chrome' || requested === 'edge') && onGrid === undefined
         ? (await ops.diagnostics.call(ctx.engine, {})).products
         : {};
     const product = productFor(requested, family, products);
@@ -89,7 +92,6 @@ const start = method({
     // The engine launches every browser in one mode (EngineOptions.headless, default true);
     // per-task headless is not an engine option (yet).
     const headless = ctx.engineHeadless ?? true;
-    const profile = p.profile ?? null;
     // Validates the name the same way the engine does (invalid → invalid_request with field "profile").
     const profileSeenBefore = profile === null ? undefined : existsSync(profileDir(ctx.engine.home, profile));
     // Reserve the id and take its lock in the same tick as the check above, so two concurrent
@@ -149,7 +151,8 @@ const start = method({
         requestedBrowser: p.browser,
         effectiveBrowser: effective,
         engineHonored: honored,
-        engineWarning: requested === 'auto' || honored ? undefined : engineWarning(requested, effective),
+        engineWarning:
+          requested === 'auto' || honored ? undefined : engineWarning(requested, effective, onGrid),
         profileSeenBefore,
         profileNote,
         headlessHonored: headless === requestedHeadless,
