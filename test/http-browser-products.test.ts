@@ -35,12 +35,7 @@ after(async () => {
   home.cleanup();
 });
 
-const command = async (body: Json): Promise<Json> =>
-  (await fetch(`${serve.url}/playwright/command`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  }).then((r) => r.json())) as Json;
+const command = (body: Json): Promise<Json> => serve.command(body);
 
 const start = async (browser: string): Promise<Json> => {
   const r = await command({ method: 'start', params: { browser } });

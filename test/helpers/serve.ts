@@ -1,11 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import type { Json } from './http.js';
 
 /** The built `tabwright serve` on a free port (run `npm run build` first). */
 export interface ServeProcess {
   url: string;
   child: ChildProcess;
   get alive(): boolean;
+  /** POST /playwright/command with this body; the reply's JSON. */
+  command(body: Json): Promise<Json>;
   close(): Promise<void>;
 }
 
@@ -34,6 +37,14 @@ export async function spawnServe(
     child,
     get alive() {
       return child.exitCode === null && child.signalCode === null;
+    },
+    async command(body) {
+      const res = await fetch(`${url}/playwright/command`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return res.json();
     },
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -252,6 +252,8 @@ async function setupGuide(call: CallContext): Promise<Record<string, unknown>> {
     ],
     environment: {
       TABWRIGHT_CHROMIUM: 'the browser binary to use',
+      TABWRIGHT_CHROME: 'the Google Chrome binary of sessions started with product "chrome"',
+      TABWRIGHT_EDGE: 'the Microsoft Edge binary of sessions started with product "edge"',
       TABWRIGHT_BROWSER_PATHS: 'colon-separated search paths replacing the defaults',
       TABWRIGHT_HOME: 'where profiles, downloads and screenshot files live',
       TABWRIGHT_LOG: 'log level; logs are JSON on stderr',
