@@ -254,7 +254,9 @@ function elementById(doc: string, id: number): Element | null {
 type ClosedRegistry = ((e: Element) => ShadowRoot | undefined) | undefined;
 
 function closedRegistry(): ClosedRegistry {
-  const reg = (globalThis as unknown as Record<symbol, ClosedRegistry>)[Symbol.for('tabwright.closedShadowRoot')];
+  const reg = (globalThis as unknown as Record<symbol, ClosedRegistry>)[
+    Symbol.for('tabwright.closedShadowRoot')
+  ];
   return typeof reg === 'function' ? reg : undefined;
 }
 
