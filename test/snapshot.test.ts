@@ -171,7 +171,9 @@ describe('page model', () => {
     for (let i = 0; i < 50 && page.backend.frames().length < 3; i++)
       await new Promise((r) => setTimeout(r, 100));
     // Count the round trips that find a frame's iframe element in its parent document.
-    const proto = Object.getPrototypeOf(page.backend.frames()[1]!) as { evaluateOnOwner: Function };
+    const proto = Object.getPrototypeOf(page.backend.frames()[1]!) as {
+      evaluateOnOwner: (...a: unknown[]) => Promise<unknown>;
+    };
     const original = proto.evaluateOnOwner;
     let lookups = 0;
     proto.evaluateOnOwner = function (this: unknown, ...a: unknown[]) {
