@@ -12,6 +12,7 @@ import type { ProviderClient } from '../../../src/conformance/client.js';
 import { request as jsRequest } from '../../../src/doors/js/socket-client.js';
 import { spawnProvider } from '../../../test/helpers/provider.js';
 import { spawnServe } from '../../../test/helpers/serve.js';
+import { httpCommand } from '../soak/doors.js';
 
 /**
  * One side of the snapshot-doors benchmark: a door of ours through its real transport (a spawned
@@ -120,17 +121,7 @@ export async function mcpSide(home: string, origin: string): Promise<Side> {
 /** `tabwright serve`, `POST /playwright/command` `get_browser_state` of the whole page (`viewportExpansion: -1`). */
 export async function httpSide(home: string, origin: string): Promise<Side> {
   const serve = await spawnServe(home, ['--allow-origin', origin, '--min-free-mb', '0']);
-  const post = async (body: Json): Promise<Json> => {
-    const res = await fetch(`${serve.url}/playwright/command`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Json;
-    if (json.ok !== true)
-      throw new Error(`${body.method}: ${String(json.msg ?? JSON.stringify(json)).slice(0, 300)}`);
-    return json.data ?? {};
-  };
+  const post = httpCommand(serve.url);
   const id = String((await post({ method: 'start' })).id);
   return {
     name: 'http',
