@@ -12,6 +12,7 @@
  *
  * Usage: npm run bench:snapshot [-- --iterations 5] [-- --filter name] [-- --json out.json]
  *        npm run bench:snapshot -- --browser firefox (Firefox beside Playwright on Chromium)
+ *        npm run bench:snapshot -- --doors (through every door, = npm run bench:snapshot-doors)
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -344,5 +345,7 @@ async function main() {
 }
 
 // --browser firefox: tabwright's snapshot on Firefox against Playwright's on Chromium (snapshot-firefox.ts).
+// --doors: the snapshot through every door's real transport against Playwright (snapshot-doors.ts).
 if (arg('--browser', 'chromium') === 'firefox') await import('./snapshot-firefox.js');
+else if (args.includes('--doors')) await import('./snapshot-doors.js');
 else await main();

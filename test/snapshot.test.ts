@@ -165,6 +165,50 @@ describe('page model', () => {
     await page.close();
   });
 
+  test('iframes: a later snapshot places frames without asking the parent again; a new iframe is looked up', async () => {
+    const page = await session.newPage();
+    await page.open(fixture('iframes.html'));
+    for (let i = 0; i < 50 && page.backend.frames().length < 3; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    // Count the round trips that find a frame's iframe element in its parent document.
+    const proto = Object.getPrototypeOf(page.backend.frames()[1]!) as {
+      evaluateOnOwner: (...a: unknown[]) => Promise<unknown>;
+    };
+    const original = proto.evaluateOnOwner;
+    let lookups = 0;
+    proto.evaluateOnOwner = function (this: unknown, ...a: unknown[]) {
+      lookups++;
+      return original.apply(this, a);
+    };
+    const innerButton = (s: SnapshotResult, frameName: string) =>
+      [...walk(byName(s, 'iframe', frameName))].some((n) => n.role === 'button' && n.name === 'Inner button');
+    try {
+      const first = await page.snapshot();
+      assert.ok(innerButton(first, 'Same origin frame'));
+      assert.ok(lookups >= 2, `the first snapshot looks up both frames (${lookups})`);
+      lookups = 0;
+      const second = await page.snapshot();
+      assert.ok(innerButton(second, 'Same origin frame'), 'placed from what the first snapshot found');
+      assert.ok(second.text.includes('Leaf link'));
+      assert.equal(lookups, 0);
+      // A new iframe element is a new frame: looked up, placed under the new element.
+      const swap = new Function(
+        '_',
+        `const old = document.getElementById('same'); const n = old.cloneNode(); n.title = 'Replaced frame';
+         return new Promise((done) => { n.onload = () => done(true); old.replaceWith(n); });`,
+      ) as (a: null) => Promise<boolean>;
+      await page.backend.frames()[0]!.evaluate(swap, null, 10_000);
+      for (let i = 0; i < 50 && page.backend.frames().length < 3; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      const third = await page.snapshot();
+      assert.ok(innerButton(third, 'Replaced frame'), third.text);
+      assert.ok(lookups >= 1);
+    } finally {
+      proto.evaluateOnOwner = original;
+      await page.close();
+    }
+  });
+
   test('shadow DOM: open roots with slots, closed roots', async () => {
     const page = await openPage('shadow.html');
     const s = await page.snapshot();

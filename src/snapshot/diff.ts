@@ -36,6 +36,9 @@ interface Entry {
 interface Baseline {
   docs: string;
   model: SnapshotNode;
+  /** The model's index, kept once a diff computed it (the next diff needs it as its previous side), and its options. */
+  entries?: Map<string, Entry>;
+  entriesFor?: string;
 }
 
 const baselines = new WeakMap<Page, Map<string, Baseline>>();
@@ -86,14 +89,21 @@ export function diffAndRemember(
   const prevBase = perPage.get(scopeKey);
   // Re-inserted, so the Map's order is least recently used first.
   perPage.delete(scopeKey);
-  perPage.set(scopeKey, { docs, model: root });
+  const base: Baseline = { docs, model: root };
+  perPage.set(scopeKey, base);
   if (perPage.size > MAX_BASELINES) perPage.delete(perPage.keys().next().value as string);
   if (!prevBase) return { full: true, reason: 'no_previous' };
   if (prevBase.docs.split(',')[0] !== docs.split(',')[0]) return { full: true, reason: 'navigation' };
   if (!wantDiff) return { full: true, reason: 'no_previous' };
   // Indexed only when a diff is asked for: snapshots without diff pay nothing.
   const entries = index(root, o);
-  const prev = { entries: index(prevBase.model, o) };
+  const optionsKey = `${!!o.includeUrls},${!!o.includeBoxes},${!!o.interactiveOnly},${o.maxDepth}`;
+  base.entries = entries;
+  base.entriesFor = optionsKey;
+  const prev = {
+    entries:
+      prevBase.entries && prevBase.entriesFor === optionsKey ? prevBase.entries : index(prevBase.model, o),
+  };
 
   const added: DiffEntry[] = [];
   const removed: DiffEntry[] = [];

@@ -100,19 +100,23 @@ export function* walkModel(node: SnapshotNode): Generator<SnapshotNode> {
 
 export function elementsOf(root: SnapshotNode): ElementEntry[] {
   const out: ElementEntry[] = [];
-  for (const n of walkModel(root)) {
-    if (!n.interactive || !n.element_ref) continue;
-    const e: ElementEntry = {
-      element_ref: n.element_ref,
-      role: n.role,
-      name: n.name,
-      text: n.text ?? n.name,
-      actionable: n.actionable,
-      enabled: !n.states?.disabled,
-      selector_hint: n.selector_hint ?? n.tag,
-    };
-    if (n.frame) e.frame = n.frame;
-    out.push(e);
-  }
+  // Plain recursion: a generator nested as deep as the page costs a resumption per level per node.
+  const visit = (n: SnapshotNode) => {
+    if (n.interactive && n.element_ref) {
+      const e: ElementEntry = {
+        element_ref: n.element_ref,
+        role: n.role,
+        name: n.name,
+        text: n.text ?? n.name,
+        actionable: n.actionable,
+        enabled: !n.states?.disabled,
+        selector_hint: n.selector_hint ?? n.tag,
+      };
+      if (n.frame) e.frame = n.frame;
+      out.push(e);
+    }
+    for (const c of n.children) visit(c);
+  };
+  visit(root);
   return out;
 }

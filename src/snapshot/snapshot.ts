@@ -66,6 +66,10 @@ interface FrameRun {
   error?: string;
 }
 
+type OwnerIdentity = { doc: string; id: number };
+/** Each child frame's iframe element (parent document id, local id), as last looked up; gone with the frame. */
+const ownerCache = new WeakMap<BackendFrame, OwnerIdentity>();
+
 function rem(d: Deadline): number {
   return Math.max(1, d.remaining());
 }
@@ -213,15 +217,24 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
 
   // Where each child frame goes: the local id of its iframe element in the parent document.
   const childOf = new Map<string, FrameRun>();
+  const docOf = new Map(runs.map((r) => [r.frame.id, r.result?.doc]));
   await Promise.all(
     runs.slice(1).map(async (run) => {
       // Frames with nothing to show (blank, blocked, failed) need no placing.
       if (run.result && !run.result.root.c?.length) return;
       if (run.error === 'empty' || run.error === 'the frame failed to load') return;
+      const place = (owner: OwnerIdentity) =>
+        childOf.set(`${run.frame.parentId}:${owner.doc}:${owner.id}`, run);
+      // A frame's iframe element stays the same while the frame lives (moving the element makes a
+      // new frame): known from an earlier snapshot of the same parent document, it costs no round trip.
+      const known = ownerCache.get(run.frame);
+      if (known && run.frame.parentId && known.doc === docOf.get(run.frame.parentId)) return place(known);
       try {
         const owner = await run.frame.evaluateOnOwner(ownerIdentity, null, rem(d));
-        if (owner) childOf.set(`${run.frame.parentId}:${owner.doc}:${owner.id}`, run);
-        else framesOmitted++;
+        if (owner) {
+          ownerCache.set(run.frame, owner);
+          place(owner);
+        } else framesOmitted++;
       } catch {
         framesOmitted++;
       }

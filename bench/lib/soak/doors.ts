@@ -45,8 +45,9 @@ export class StepError extends Error {}
 // biome-ignore lint/suspicious/noExplicitAny: replies are JSON envelopes, read field by field
 type Json = Record<string, any>;
 
-export async function httpSession(base: string): Promise<SoakSession> {
-  const post = async (body: Json): Promise<Json> => {
+/** POSTs one command to `base`'s `/playwright/command` and returns its `data`; a failed command throws. */
+export function httpCommand(base: string): (body: Json) => Promise<Json> {
+  return async (body) => {
     const res = await fetch(`${base}/playwright/command`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -57,6 +58,10 @@ export async function httpSession(base: string): Promise<SoakSession> {
       throw new StepError(`${body.method}: ${String(json.msg ?? JSON.stringify(json)).slice(0, 300)}`);
     return json.data ?? {};
   };
+}
+
+export async function httpSession(base: string): Promise<SoakSession> {
+  const post = httpCommand(base);
   const started = await post({ method: 'start' });
   const id = String(started.id);
   const cmd = (method: string, params: Json = {}) => post({ id, method, params });

@@ -251,12 +251,22 @@ function elementById(doc: string, id: number): Element | null {
 
 // ---------------------------------------------------------------- shadow roots
 
-/** Closed roots recorded by the init script (see closed-shadow.ts), if installed. */
-function closedRootOf(el: Element): ShadowRoot | null {
-  const reg = (globalThis as unknown as Record<symbol, ((e: Element) => ShadowRoot | undefined) | undefined>)[
+type ClosedRegistry = ((e: Element) => ShadowRoot | undefined) | undefined;
+
+function closedRegistry(): ClosedRegistry {
+  const reg = (globalThis as unknown as Record<symbol, ClosedRegistry>)[
     Symbol.for('tabwright.closedShadowRoot')
   ];
-  if (typeof reg !== 'function') return null;
+  return typeof reg === 'function' ? reg : undefined;
+}
+
+/** The registry, looked up once per walk (null outside a walk: then every call looks it up). */
+let walkRegistry: ClosedRegistry | null = null;
+
+/** Closed roots recorded by the init script (see closed-shadow.ts), if installed. */
+function closedRootOf(el: Element): ShadowRoot | null {
+  const reg = walkRegistry === null ? closedRegistry() : walkRegistry;
+  if (reg === undefined) return null;
   try {
     return reg(el) ?? null;
   } catch {
@@ -1309,7 +1319,10 @@ function pushText(out: Out, s: string): void {
 }
 
 function walkChildren(parent: Element | ShadowRoot | Document, out: Out, ctx: Ctx, inh: Inherited): void {
-  for (const child of Array.from(flatChildren(parent))) {
+  // Indexed, not copied: nothing in the walk changes the DOM.
+  const list = flatChildren(parent);
+  for (let i = 0; i < list.length; i++) {
+    const child = list[i]!;
     if (child.nodeType === 3) {
       if (inh.visible) pushText(out, transformed(child));
     } else if (child instanceof Element) {
@@ -1348,9 +1361,11 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   if (SKIP_TAGS.has(tag)) return;
   if (tag === 'input' && (el as HTMLInputElement).type === 'hidden') return;
   const style = styleOf(el);
-  if (style.display === 'none') return;
+  // Each computed-style property read builds its string anew: read each once.
+  const display = style.display;
+  if (display === 'none') return;
   const visible = style.visibility === 'visible';
-  const block = isBlock(style);
+  const block = !INLINE_DISPLAY.test(display);
   let rectCache: DOMRect | null = null;
   const rect = (): DOMRect => {
     if (!rectCache) rectCache = el.getBoundingClientRect();
@@ -1382,12 +1397,14 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   }
   ctx.count++;
   let role = roleOf(el);
+  const pointerCursor = style.cursor === 'pointer';
+  const sroot = shadowOf(el);
   const childInh: Inherited = {
-    cursorPointer: style.cursor === 'pointer',
+    cursorPointer: pointerCursor,
     inInteractive: inh.inInteractive,
     visible,
   };
-  if (inh.shadow || shadowOf(el)) childInh.shadow = true;
+  if (inh.shadow || sroot) childInh.shadow = true;
 
   // A label standing for a hidden checkbox/radio takes its role and state.
   let promotedFrom: HTMLInputElement | null = null;
@@ -1405,7 +1422,7 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
     tag !== 'html' &&
     tag !== 'label' &&
     role !== 'iframe' &&
-    ((style.cursor === 'pointer' && !inh.cursorPointer) ||
+    ((pointerCursor && !inh.cursorPointer) ||
       el.hasAttribute('onclick') ||
       (focusable(el) && role !== 'dialog' && role !== 'tabpanel' && role !== 'main' && role !== 'region')) &&
     rect().width > 0 &&
@@ -1451,7 +1468,7 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
     !visible ||
     (!isInteractive &&
       COLLAPSE_ROLES.has(role) &&
-      !(role === 'generic' && shadowOf(el)) &&
+      !(role === 'generic' && sroot) &&
       !(role !== 'none' && role !== 'presentation' && (hasAuthorName(el) || keepsExplicitRole(el, role))));
   if (collapse) {
     // The model still holds a semantic inline element (strong, code, time, …) with its role.
@@ -1489,7 +1506,6 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   if (promotedFrom) st = { ...st, checked: promotedFrom.checked };
   if (st) node.st = st;
   if (tag === 'iframe' || tag === 'frame') node.frame = 1;
-  const sroot = shadowOf(el);
   if (sroot) node.shadow = sroot.mode;
   if (ctx.opts.urls && (tag === 'a' || tag === 'area') && el.hasAttribute('href'))
     node.url = (el as HTMLAnchorElement).href;
@@ -1631,6 +1647,7 @@ function walk(opts: WalkOptions): WalkResult | WalkError {
     root = elementById(opts.doc ?? '', opts.scopeId);
     if (!root) return { ok: false, reason: 'stale_ref', message: 'the element is gone' };
   }
+  walkRegistry = closedRegistry();
   const owners = new Map<Element, Element[]>();
   const owned = new Set<Element>();
   for (const o of Array.from(document.querySelectorAll('[aria-owns]'))) {
@@ -1675,6 +1692,7 @@ function walk(opts: WalkOptions): WalkResult | WalkError {
   if (ctx.inl.length) top.inl = ctx.inl;
   styleCache.clear();
   pseudoSet = null;
+  walkRegistry = null;
   const se = document.scrollingElement ?? document.documentElement;
   return {
     ok: true,

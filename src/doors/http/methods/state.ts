@@ -122,8 +122,11 @@ const getBrowserState = method({
 
     const seq = await nextSeq(ctx.dataDir, task);
     const stateFile = join(taskDir(ctx.dataDir, task.id), `${seq}.txt`);
-    await writeEvidence(stateFile, `${browserState}\n\n${text}`);
-    const shot = await captureSeq(ctx.dataDir, task, page, seq);
+    // The text file and the screenshot of the same seq are written side by side, not one after the other.
+    const [, shot] = await Promise.all([
+      writeEvidence(stateFile, `${browserState}\n\n${text}`),
+      captureSeq(ctx.dataDir, task, page, seq),
+    ]);
 
     const vp = snap.viewport;
     const includeElements = p.includeElements ?? true;

@@ -1,0 +1,148 @@
+/**
+ * Snapshot latency through every door's real transport, in one run against Playwright's
+ * `page.ariaSnapshot({ mode: 'ai' })`: the corpus pages (../shared/corpus/pages/<name>/index.html)
+ * served from 127.0.0.1, nothing else reachable, one Chromium per side (same binary and flags).
+ * Per page, every side opens the page, takes one warm-up snapshot, then `--rounds` rounds; each
+ * round calls every side once, in an order that rotates from round to round, so all sides see the
+ * same machine. Whole pages on every side (no character budget where a door has one).
+ *
+ * Sides: provider (`tabwright provider` over stdio, `page.snapshot` default reply: nodes, elements,
+ * text), mcp (`tabwright mcp` over stdio via the MCP SDK client, `snapshot`), http (`tabwright
+ * serve`, `get_browser_state` of the whole page), pipe (`tabwright pipe` with an SDK agent,
+ * `getAomSnapshot`), js (the `tabwright js` daemon, `page.snapshot()`), engine (our engine call in
+ * this process, for reference) and playwright (the anchor).
+ *
+ * Prints p50 and p95 per side over all rounds of all pages and each side's ratios to Playwright.
+ *
+ * Usage: npm run bench:snapshot-doors [-- --rounds 3] [-- --doors provider,mcp] [-- --filter wiki]
+ *        [-- --pages 20] [-- --json out.json]          (needs `npm run -s build`: it spawns the CLI)
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CORPUS_ROOT, startFixtureServer } from '../test/helpers/fixture-server.js';
+import {
+  engineSide,
+  httpSide,
+  jsSide,
+  lastPipeMs,
+  mcpSide,
+  pipeSide,
+  playwrightSide,
+  providerSide,
+  type Side,
+} from './lib/doors/snapshot-doors.js';
+import { machine, median, percentile } from './lib/stats.js';
+
+const args = process.argv.slice(2);
+const arg = (k: string, d?: string) => {
+  const i = args.indexOf(k);
+  return i >= 0 ? args[i + 1] : d;
+};
+const ALL = ['provider', 'mcp', 'http', 'pipe', 'js', 'engine'] as const;
+const rounds = Number(arg('--rounds', '3'));
+const filter = arg('--filter');
+const maxPages = Number(arg('--pages', '0'));
+const jsonOut = arg('--json');
+// `--doors` alone (as `npm run bench:snapshot -- --doors` passes it) means every door.
+const doorList = arg('--doors');
+const wanted = (doorList && !doorList.startsWith('--') ? doorList : ALL.join(',')).split(',');
+
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
+async function main() {
+  // The in-process engine logs like a door would: warnings only.
+  process.env.TABWRIGHT_LOG ??= 'warn';
+  const server = await startFixtureServer();
+  const origin = server.url;
+  const home = mkdtempSync(join(tmpdir(), 'twsd-'));
+  const runtimeDir = mkdtempSync(join(tmpdir(), 'twjs-bench-'));
+  const sides: Side[] = [];
+  try {
+    const homeOf = (door: string) => mkdirSync(join(home, door), { recursive: true }) ?? join(home, door);
+    const make: Record<string, () => Promise<Side>> = {
+      provider: () => providerSide(homeOf('provider'), origin),
+      mcp: () => mcpSide(homeOf('mcp'), origin),
+      http: () => httpSide(homeOf('http'), origin),
+      pipe: () => pipeSide(homeOf('pipe')),
+      js: () => jsSide(homeOf('js'), runtimeDir, origin),
+      engine: () => engineSide(homeOf('engine'), origin),
+    };
+    for (const name of wanted) {
+      if (!make[name]) throw new Error(`unknown door ${name}: one of ${ALL.join(', ')}`);
+      sides.push(await make[name]!());
+    }
+    sides.push(await playwrightSide(origin));
+
+    const dir = join(CORPUS_ROOT, 'pages');
+    let names = readdirSync(dir)
+      .filter((n) => existsSync(join(dir, n, 'index.html')))
+      .filter((n) => !filter || n.includes(filter))
+      .sort();
+    if (maxPages > 0) names = names.slice(0, maxPages);
+    console.log(`${machine()}; load average ${load()}; ${names.length} pages × ${rounds} rounds`);
+
+    const ms = new Map<string, number[]>(sides.map((s) => [s.name, []]));
+    const chars = new Map<string, number>(sides.map((s) => [s.name, 0]));
+    let turn = 0;
+    const t0 = performance.now();
+    for (const name of names) {
+      const url = `${origin}/corpus/pages/${name}/index.html`;
+      await Promise.all(sides.map((s) => s.open(url)));
+      for (const s of sides) await s.snapshot(); // warm-up: installs the walkers, JITs the paths
+      const row: string[] = [];
+      const perPage = new Map<string, number[]>(sides.map((s) => [s.name, []]));
+      for (let r = 0; r < rounds; r++) {
+        turn++;
+        for (let k = 0; k < sides.length; k++) {
+          const s = sides[(k + turn) % sides.length]!;
+          const t = performance.now();
+          const n = await s.snapshot();
+          const dt = s.name === 'pipe' ? lastPipeMs : performance.now() - t;
+          ms.get(s.name)!.push(dt);
+          perPage.get(s.name)!.push(dt);
+          if (r === 0) chars.set(s.name, chars.get(s.name)! + n);
+        }
+      }
+      const pw = median(perPage.get('playwright')!);
+      for (const s of sides)
+        if (s.name !== 'playwright') row.push(`${s.name} ${(median(perPage.get(s.name)!) / pw).toFixed(2)}`);
+      console.log(`${name.padEnd(36)} playwright ${pw.toFixed(1)} ms | ${row.join('  ')}`);
+    }
+    const pw = ms.get('playwright')!;
+    const summary = sides.map((s) => {
+      const xs = ms.get(s.name)!;
+      return {
+        side: s.name,
+        p50_ms: median(xs),
+        p95_ms: percentile(xs, 95),
+        p50_ratio: median(xs) / median(pw),
+        p95_ratio: percentile(xs, 95) / percentile(pw, 95),
+        chars: chars.get(s.name)!,
+      };
+    });
+    console.log(
+      `\n${names.length} pages × ${rounds} rounds in ${((performance.now() - t0) / 1000).toFixed(0)} s; load average ${load()}`,
+    );
+    console.log('side        p50 ms    p95 ms   p50 / PW  p95 / PW   chars (round 1)');
+    for (const r of summary)
+      console.log(
+        `${r.side.padEnd(10)} ${r.p50_ms.toFixed(1).padStart(7)} ${r.p95_ms.toFixed(1).padStart(9)} ${r.p50_ratio.toFixed(2).padStart(9)}× ${r.p95_ratio.toFixed(2).padStart(8)}×   ${r.chars}`,
+      );
+    if (jsonOut)
+      writeFileSync(
+        jsonOut,
+        JSON.stringify({ pages: names, rounds, summary, ms: Object.fromEntries(ms) }, null, 2),
+      );
+  } finally {
+    for (const s of sides) await s.close().catch((e) => console.error(`closing ${s.name}: ${e}`));
+    await server.close();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(runtimeDir, { recursive: true, force: true });
+  }
+}
+
+await main();
