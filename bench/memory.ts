@@ -1,17 +1,18 @@
 /**
- * npm run bench:memory [-- --doors all|none|mcp,provider,… --rounds 3 --levels 1,8,32|none --page wikipedia]
+ * npm run bench:memory [-- --doors all|none|mcp,provider,… --rounds 3 --levels 1,8,32|none --rest-ms 25000 --page wikipedia]
  *
  * First, per door command (`tabwright mcp`, `provider`, `serve` through its HTTP command API and
  * through /mcp, the `js` daemon, the `pipe` host; bench/lib/memory-doors.ts) with one page open
  * through the door's own transport, beside one Playwright MCP process with the same page: PSS of
  * the Node process, of the whole tree, and of the page's renderers; medians of --rounds rounds,
- * the doors alternating within each round. Then memory with one corpus page open per session, side by side with Playwright MCP: one
- * `tabwright serve` (built: run `npm run build` first) with N isolated MCP sessions over /mcp,
+ * the doors alternating within each round. Then memory with one corpus page open per session,
+ * side by side with Playwright MCP: one `tabwright serve` (built: run `npm run build` first) with N isolated MCP sessions over /mcp,
  * against N Playwright MCP processes (stdio, the same Chromium binary and flags), each session on
  * the same page of ../shared/corpus/pages served from 127.0.0.1. The count ramps through the
  * levels; at each, after the pages settle, PSS (/proc/<pid>/smaps_rollup) is summed over each
  * side's process tree: the Node side (our one process; their N), the whole tree, and the
- * renderers alone. The marginal cost of a session is set against a renderer's.
+ * renderers alone. The marginal cost of a session is set against a renderer's. Every figure is
+ * read twice: 4 s after the last navigation, and again at rest (--rest-ms after it).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -43,10 +44,19 @@ const DOORS: DoorCommand[] =
 const ROUNDS = Number(arg('rounds') ?? 3);
 const PAGE = arg('page') ?? 'wikipedia';
 const SETTLE_MS = 4000;
+/**
+ * A second reading, after the process sat idle this long: V8's memory reducer frees the young
+ * generation and uncommits pages ≈ 8-15 s after allocation calms down (a Node side measured 4 s
+ * after a navigation is 20-50 MB above the same process at rest; an agent thinking between steps
+ * leaves it at rest). Both readings are printed.
+ */
+const REST_MS = Number(arg('rest-ms') ?? 25_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Figures {
   sessions: number;
+  /** The same process tree REST_MS after the pages loaded (the Node side and the tree). */
+  rest?: { nodeMb: number; treeMb: number };
   nodeMb: number;
   treeMb: number;
   rendererMb: number[];
@@ -96,6 +106,15 @@ async function navigate(c: Client, tool: string, url: string): Promise<void> {
   if (r.isError) throw new Error(`${tool}: ${r.content?.map((x) => x.text).join(' ')}`);
 }
 
+/** Measures SETTLE_MS after the last navigation, and again once the processes are at rest. */
+async function settleAndRest(roots: () => number[], sessions: number): Promise<Figures> {
+  await sleep(SETTLE_MS);
+  const f = measure(roots(), sessions);
+  await sleep(Math.max(0, REST_MS - SETTLE_MS));
+  const r = measure(roots(), sessions);
+  return { ...f, rest: { nodeMb: r.nodeMb, treeMb: r.treeMb } };
+}
+
 /** Opens sessions up to each level, in parallel batches of 4, and measures after the pages settle. */
 async function ramp(
   name: string,
@@ -121,11 +140,10 @@ async function ramp(
       );
       clients.push(...opened);
     }
-    await sleep(SETTLE_MS);
-    const f = measure(roots(), level);
+    const f = await settleAndRest(roots, level);
     figures.push(f);
     log(
-      `${name}: ${level} session(s): tree ${f.treeMb.toFixed(0)} MB, node ${f.nodeMb.toFixed(0)} MB, renderers ${f.rendererMb.length} (median ${median(f.rendererMb).toFixed(0)} MB, sum ${f.rendererMb.reduce((n, x) => n + x, 0).toFixed(0)} MB), ${f.processes} processes`,
+      `${name}: ${level} session(s): tree ${f.treeMb.toFixed(0)} MB, node ${f.nodeMb.toFixed(0)} MB (at rest: tree ${f.rest!.treeMb.toFixed(0)} MB, node ${f.rest!.nodeMb.toFixed(0)} MB), renderers ${f.rendererMb.length} (median ${median(f.rendererMb).toFixed(0)} MB, sum ${f.rendererMb.reduce((n, x) => n + x, 0).toFixed(0)} MB), ${f.processes} processes`,
     );
   }
   return { figures, clients };
@@ -151,12 +169,11 @@ async function doorTable(url: string, origin: string, home: string, log: (l: str
         pid = t.pid!;
         stop = () => c.close();
       } else ({ pid, stop } = await openDoor(door, home, url, origin));
-      await sleep(SETTLE_MS);
-      const f = measure([pid], 1);
+      const f = await settleAndRest(() => [pid], 1);
       await stop();
       seen.set(door, [...(seen.get(door) ?? []), f]);
       log(
-        `round ${round}: ${door}: node ${f.nodeMb.toFixed(0)} MB, tree ${f.treeMb.toFixed(0)} MB, renderers ${f.rendererMb.length} (${sum(f.rendererMb).toFixed(0)} MB)`,
+        `round ${round}: ${door}: node ${f.nodeMb.toFixed(0)} MB (at rest ${f.rest!.nodeMb.toFixed(0)} MB), tree ${f.treeMb.toFixed(0)} MB, renderers ${f.rendererMb.length} (${sum(f.rendererMb).toFixed(0)} MB)`,
       );
     }
   }
@@ -166,13 +183,15 @@ async function doorTable(url: string, origin: string, home: string, log: (l: str
       .map((x) => x.toFixed(1))
       .join(' ')}`,
   );
-  log('| one page open | Node side | whole tree | renderers |');
-  log('|---|---|---|---|');
+  log(
+    `| one page open | Node side ${SETTLE_MS / 1000} s after load | Node side at rest (${REST_MS / 1000} s) | whole tree at rest | renderers |`,
+  );
+  log('|---|---|---|---|---|');
   for (const door of rows) {
     const fs = seen.get(door) ?? [];
     const label = door === 'Playwright MCP' ? 'Playwright MCP (stdio, one process)' : DOOR_LABELS[door];
     log(
-      `| ${label} | ${median(fs.map((f) => f.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.treeMb)).toFixed(0)} MB | ${median(fs.map((f) => sum(f.rendererMb))).toFixed(0)} MB |`,
+      `| ${label} | ${median(fs.map((f) => f.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.rest!.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.rest!.treeMb)).toFixed(0)} MB | ${median(fs.map((f) => sum(f.rendererMb))).toFixed(0)} MB |`,
     );
   }
   log('');
@@ -263,9 +282,9 @@ async function main(): Promise<void> {
 
   log('');
   log(
-    '| sessions | tabwright tree | Playwright MCP tree | ratio | tabwright Node | Playwright MCP Node (all processes) |',
+    `| sessions | tabwright tree | Playwright MCP tree | ratio | tabwright Node | Playwright MCP Node (all processes) | same ${REST_MS / 1000} s later: tabwright Node / tree | Playwright MCP Node / tree |`,
   );
-  log('|---|---|---|---|---|---|');
+  log('|---|---|---|---|---|---|---|---|');
   const o = rows.tabwright ?? [];
   const t = rows['Playwright MCP'] ?? [];
   for (let i = 0; i < LEVELS.length; i++) {
@@ -273,7 +292,7 @@ async function main(): Promise<void> {
     const b = t[i];
     if (!a || !b) continue;
     log(
-      `| ${a.sessions} | ${a.treeMb.toFixed(0)} MB | ${b.treeMb.toFixed(0)} MB | ${(a.treeMb / b.treeMb).toFixed(2)}× | ${a.nodeMb.toFixed(0)} MB | ${b.nodeMb.toFixed(0)} MB |`,
+      `| ${a.sessions} | ${a.treeMb.toFixed(0)} MB | ${b.treeMb.toFixed(0)} MB | ${(a.treeMb / b.treeMb).toFixed(2)}× | ${a.nodeMb.toFixed(0)} MB | ${b.nodeMb.toFixed(0)} MB | ${a.rest!.nodeMb.toFixed(0)} / ${a.rest!.treeMb.toFixed(0)} MB | ${b.rest!.nodeMb.toFixed(0)} / ${b.rest!.treeMb.toFixed(0)} MB |`,
     );
   }
   /** Per added session, first to last level: what `pick` of the figures grew by. */
