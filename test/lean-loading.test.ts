@@ -24,6 +24,7 @@ const PACKAGES = {
   fastify: '/node_modules/fastify/',
   mcpSdk: '/node_modules/@modelcontextprotocol/sdk/',
   playwright: '/node_modules/playwright-core/',
+  ws: '/node_modules/ws/',
   httpDoor: '/dist/doors/http/',
   mcpDoor: '/dist/doors/mcp/',
   providerDoor: '/dist/doors/provider/',
@@ -77,7 +78,7 @@ async function stopping(child: ReturnType<typeof spawnRecorded>['child'], body: 
 }
 
 describe('each door command loads its own modules', () => {
-  test('tabwright provider: no HTTP server, no MCP SDK, no other door; playwright-core not before a session', async () => {
+  test('tabwright provider: no HTTP server, no MCP SDK, no other door; no browser driver before a session', async () => {
     const { child, file } = spawnRecorded('provider', ['provider']);
     await stopping(child, async () => {
       const describe = { protocol_version: '0.1', id: 'd', method: 'provider.describe', params: {} };
@@ -88,7 +89,8 @@ describe('each door command loads its own modules', () => {
     });
     const has = loaded(file);
     assert.ok(has('providerDoor'), 'the record saw the provider door (the recorder works)');
-    for (const part of ['fastify', 'mcpSdk', 'httpDoor', 'mcpDoor', 'playwright'] as const)
+    // ws: the Firefox backend's BiDi client (offered here when Firefox is installed, never started).
+    for (const part of ['fastify', 'mcpSdk', 'httpDoor', 'mcpDoor', 'playwright', 'ws'] as const)
       assert.equal(has(part), false, `tabwright provider loaded ${PACKAGES[part]}`);
   });
 
