@@ -1,18 +1,23 @@
 /**
- * npm run bench:memory [-- --levels 1,8,32 --page wikipedia]
+ * npm run bench:memory [-- --doors all|none|mcp,provider,… --rounds 3 --levels 1,8,32|none --rest-ms 25000 --page wikipedia]
  *
- * Memory with one corpus page open per session, side by side with Playwright MCP: one
- * `tabwright serve` (built: run `npm run build` first) with N isolated MCP sessions over /mcp,
+ * First, per door command (`tabwright mcp`, `provider`, `serve` through its HTTP command API and
+ * through /mcp, the `js` daemon, the `pipe` host; bench/lib/memory-doors.ts) with one page open
+ * through the door's own transport, beside one Playwright MCP process with the same page: PSS of
+ * the Node process, of the whole tree, and of the page's renderers; medians of --rounds rounds,
+ * the doors alternating within each round. Then memory with one corpus page open per session,
+ * side by side with Playwright MCP: one `tabwright serve` (built: run `npm run build` first) with N isolated MCP sessions over /mcp,
  * against N Playwright MCP processes (stdio, the same Chromium binary and flags), each session on
  * the same page of ../shared/corpus/pages served from 127.0.0.1. The count ramps through the
  * levels; at each, after the pages settle, PSS (/proc/<pid>/smaps_rollup) is summed over each
  * side's process tree: the Node side (our one process; their N), the whole tree, and the
- * renderers alone. The marginal cost of a session is set against a renderer's.
+ * renderers alone. The marginal cost of a session is set against a renderer's. Every figure is
+ * read twice: 4 s after the last navigation, and again at rest (--rest-ms after it).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -20,6 +25,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { availableMemory } from '../src/engine/engine-stats.js';
 import { startFixtureServer } from '../test/helpers/fixture-server.js';
+import { DOOR_COMMANDS, DOOR_LABELS, type DoorCommand, openDoor } from './lib/memory-doors.js';
 import { playwrightMcpTransport } from './lib/playwright-mcp.js';
 import { pssKb, treePids } from './lib/soak/tree.js';
 import { machine, median } from './lib/stats.js';
@@ -28,13 +34,29 @@ function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
-const LEVELS = (arg('levels') ?? '1,8,32').split(',').map(Number);
+const LEVELS = arg('levels') === 'none' ? [] : (arg('levels') ?? '1,8,32').split(',').map(Number);
+const DOORS: DoorCommand[] =
+  arg('doors') === 'none'
+    ? []
+    : !arg('doors') || arg('doors') === 'all'
+      ? [...DOOR_COMMANDS]
+      : (arg('doors')!.split(',') as DoorCommand[]);
+const ROUNDS = Number(arg('rounds') ?? 3);
 const PAGE = arg('page') ?? 'wikipedia';
 const SETTLE_MS = 4000;
+/**
+ * A second reading, after the process sat idle this long: V8's memory reducer frees the young
+ * generation and uncommits pages ≈ 8-15 s after allocation calms down (a Node side measured 4 s
+ * after a navigation is 20-50 MB above the same process at rest; an agent thinking between steps
+ * leaves it at rest). Both readings are printed.
+ */
+const REST_MS = Number(arg('rest-ms') ?? 25_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Figures {
   sessions: number;
+  /** The same process tree REST_MS after the pages loaded (the Node side and the tree). */
+  rest?: { nodeMb: number; treeMb: number };
   nodeMb: number;
   treeMb: number;
   rendererMb: number[];
@@ -84,6 +106,15 @@ async function navigate(c: Client, tool: string, url: string): Promise<void> {
   if (r.isError) throw new Error(`${tool}: ${r.content?.map((x) => x.text).join(' ')}`);
 }
 
+/** Measures SETTLE_MS after the last navigation, and again once the processes are at rest. */
+async function settleAndRest(roots: () => number[], sessions: number): Promise<Figures> {
+  await sleep(SETTLE_MS);
+  const f = measure(roots(), sessions);
+  await sleep(Math.max(0, REST_MS - SETTLE_MS));
+  const r = measure(roots(), sessions);
+  return { ...f, rest: { nodeMb: r.nodeMb, treeMb: r.treeMb } };
+}
+
 /** Opens sessions up to each level, in parallel batches of 4, and measures after the pages settle. */
 async function ramp(
   name: string,
@@ -109,25 +140,81 @@ async function ramp(
       );
       clients.push(...opened);
     }
-    await sleep(SETTLE_MS);
-    const f = measure(roots(), level);
+    const f = await settleAndRest(roots, level);
     figures.push(f);
     log(
-      `${name}: ${level} session(s): tree ${f.treeMb.toFixed(0)} MB, node ${f.nodeMb.toFixed(0)} MB, renderers ${f.rendererMb.length} (median ${median(f.rendererMb).toFixed(0)} MB, sum ${f.rendererMb.reduce((n, x) => n + x, 0).toFixed(0)} MB), ${f.processes} processes`,
+      `${name}: ${level} session(s): tree ${f.treeMb.toFixed(0)} MB, node ${f.nodeMb.toFixed(0)} MB (at rest: tree ${f.rest!.treeMb.toFixed(0)} MB, node ${f.rest!.nodeMb.toFixed(0)} MB), renderers ${f.rendererMb.length} (median ${median(f.rendererMb).toFixed(0)} MB, sum ${f.rendererMb.reduce((n, x) => n + x, 0).toFixed(0)} MB), ${f.processes} processes`,
     );
   }
   return { figures, clients };
 }
 
+const sum = (xs: number[]) => xs.reduce((n, x) => n + x, 0);
+
+/**
+ * One page through each door command, beside one Playwright MCP process on the same page, in
+ * alternating rounds; prints the medians as a markdown table.
+ */
+async function doorTable(url: string, origin: string, home: string, log: (l: string) => void): Promise<void> {
+  const rows = [...DOORS, 'Playwright MCP'] as const;
+  const seen = new Map<string, Figures[]>();
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const door of rows) {
+      let pid: number;
+      let stop: () => Promise<void>;
+      if (door === 'Playwright MCP') {
+        const t = playwrightMcpTransport(home, ['--allowed-origins', origin]);
+        const c = await connect(t);
+        await navigate(c, 'browser_navigate', url);
+        pid = t.pid!;
+        stop = () => c.close();
+      } else ({ pid, stop } = await openDoor(door, home, url, origin));
+      const f = await settleAndRest(() => [pid], 1);
+      await stop();
+      seen.set(door, [...(seen.get(door) ?? []), f]);
+      log(
+        `round ${round}: ${door}: node ${f.nodeMb.toFixed(0)} MB (at rest ${f.rest!.nodeMb.toFixed(0)} MB), tree ${f.treeMb.toFixed(0)} MB, renderers ${f.rendererMb.length} (${sum(f.rendererMb).toFixed(0)} MB)`,
+      );
+    }
+  }
+  log('');
+  log(
+    `load average after the door rounds: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
+  log(
+    `| one page open | Node side ${SETTLE_MS / 1000} s after load | Node side at rest (${REST_MS / 1000} s) | whole tree at rest | renderers |`,
+  );
+  log('|---|---|---|---|---|');
+  for (const door of rows) {
+    const fs = seen.get(door) ?? [];
+    const label = door === 'Playwright MCP' ? 'Playwright MCP (stdio, one process)' : DOOR_LABELS[door];
+    log(
+      `| ${label} | ${median(fs.map((f) => f.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.rest!.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.rest!.treeMb)).toFixed(0)} MB | ${median(fs.map((f) => sum(f.rendererMb))).toFixed(0)} MB |`,
+    );
+  }
+  log('');
+}
+
 async function main(): Promise<void> {
   const log = (l: string) => console.log(l);
   log(`machine: ${machine()}; memory available at start: ${(availableMemory() / 2 ** 30).toFixed(1)} GiB`);
-  log(`page: corpus/pages/${PAGE}; levels: ${LEVELS.join(', ')}`);
+  log(
+    `page: corpus/pages/${PAGE}; doors: ${DOORS.join(', ') || 'none'}; levels: ${LEVELS.join(', ') || 'none'}`,
+  );
+  log(
+    `load average at start: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
   const fx = await startFixtureServer();
   const url = `${fx.url}/corpus/pages/${PAGE}/index.html`;
   const home = mkdtempSync(join(tmpdir(), 'tabwright-bench-memory-'));
   const rows: Record<string, Figures[]> = {};
   try {
+    if (DOORS.length) await doorTable(url, fx.url, home, log);
+    if (!LEVELS.length) return;
     // Ours: one serve process, one isolated MCP session (own browser context) per agent.
     const serve = spawn(
       process.execPath,
@@ -195,9 +282,9 @@ async function main(): Promise<void> {
 
   log('');
   log(
-    '| sessions | tabwright tree | Playwright MCP tree | ratio | tabwright Node | Playwright MCP Node (all processes) |',
+    `| sessions | tabwright tree | Playwright MCP tree | ratio | tabwright Node | Playwright MCP Node (all processes) | same ${REST_MS / 1000} s later: tabwright Node / tree | Playwright MCP Node / tree |`,
   );
-  log('|---|---|---|---|---|---|');
+  log('|---|---|---|---|---|---|---|---|');
   const o = rows.tabwright ?? [];
   const t = rows['Playwright MCP'] ?? [];
   for (let i = 0; i < LEVELS.length; i++) {
@@ -205,20 +292,27 @@ async function main(): Promise<void> {
     const b = t[i];
     if (!a || !b) continue;
     log(
-      `| ${a.sessions} | ${a.treeMb.toFixed(0)} MB | ${b.treeMb.toFixed(0)} MB | ${(a.treeMb / b.treeMb).toFixed(2)}× | ${a.nodeMb.toFixed(0)} MB | ${b.nodeMb.toFixed(0)} MB |`,
+      `| ${a.sessions} | ${a.treeMb.toFixed(0)} MB | ${b.treeMb.toFixed(0)} MB | ${(a.treeMb / b.treeMb).toFixed(2)}× | ${a.nodeMb.toFixed(0)} MB | ${b.nodeMb.toFixed(0)} MB | ${a.rest!.nodeMb.toFixed(0)} / ${a.rest!.treeMb.toFixed(0)} MB | ${b.rest!.nodeMb.toFixed(0)} / ${b.rest!.treeMb.toFixed(0)} MB |`,
     );
   }
-  const marginal = (fs: Figures[]) => {
+  /** Per added session, first to last level: what `pick` of the figures grew by. */
+  const perSession = (fs: Figures[], pick: (f: Figures) => number) => {
     const first = fs[0];
     const last = fs[fs.length - 1];
     return first && last && last.sessions > first.sessions
-      ? (last.treeMb - first.treeMb) / (last.sessions - first.sessions)
+      ? (pick(last) - pick(first)) / (last.sessions - first.sessions)
       : Number.NaN;
   };
-  const renderer = (fs: Figures[]) => median(fs.flatMap((f) => f.rendererMb));
+  const line = (name: string, fs: Figures[]) =>
+    `${name}: ${perSession(fs, (f) => f.treeMb).toFixed(0)} MB per added session (Node side ${perSession(fs, (f) => f.nodeMb).toFixed(0)} MB, renderers ${perSession(fs, (f) => sum(f.rendererMb)).toFixed(0)} MB, the rest browser processes); renderer median ${median(fs.flatMap((f) => f.rendererMb)).toFixed(0)} MB`;
   log('');
+  log('marginal cost of a session (first to last level):');
+  log(`  ${line('tabwright', o)}`);
+  log(`  ${line('Playwright MCP', t)}`);
   log(
-    `marginal cost of a session (first to last level): tabwright ${marginal(o).toFixed(0)} MB, Playwright MCP ${marginal(t).toFixed(0)} MB; the page's renderer (median PSS): ${renderer(o).toFixed(0)} MB / ${renderer(t).toFixed(0)} MB`,
+    `load average at the end: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
   );
 }
 

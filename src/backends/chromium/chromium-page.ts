@@ -1,11 +1,4 @@
-import type { Request as PwRequest } from 'playwright-core';
-import {
-  type BrowserContext,
-  type CDPSession,
-  type Frame,
-  type Page,
-  errors as pwErrors,
-} from 'playwright-core';
+import type { BrowserContext, CDPSession, Frame, Page, Request as PwRequest } from 'playwright-core';
 import { firstLine } from '../../engine/errors.js';
 import type {
   BackendConsoleMessage,
@@ -28,6 +21,7 @@ import type {
 import { imageSize } from '../image-size.js';
 import { ChromiumInput, setFilesInFrame } from './chromium-input.js';
 import { FastChannel } from './fast-channel.js';
+import { playwrightCore } from './load-playwright.js';
 import { translatePlaywrightError } from './translate-error.js';
 
 /** playwright evaluates a string as an expression; a function expression is called, as documented. */
@@ -529,7 +523,10 @@ function isHeadless(p: Page): Promise<boolean> {
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const t = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new pwErrors.TimeoutError(`timed out after ${ms} ms`)), ms);
+    timer = setTimeout(
+      () => reject(new (playwrightCore().errors.TimeoutError)(`timed out after ${ms} ms`)),
+      ms,
+    );
   });
   try {
     return await Promise.race([p, t]);

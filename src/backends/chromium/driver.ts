@@ -4,7 +4,9 @@
  * PSS of ≈ 95 MB before any browser), so a command that never drives a browser (doctor, the js
  * client, conformance, --help) or a provider before its first session does not pay for it.
  */
-export { chromium } from 'playwright-core';
+import { playwrightCore } from './load-playwright.js';
+
+export const chromium = playwrightCore().chromium;
 export { ChromiumBrowser, chromiumProxy } from './chromium-browser.js';
 export { translatePlaywrightError } from './translate-error.js';
 

@@ -1,6 +1,6 @@
-import { errors as pwErrors } from 'playwright-core';
 import { firstLine, TabwrightError } from '../../engine/errors.js';
 import { timeoutError } from '../outcome-errors.js';
+import { playwrightCore } from './load-playwright.js';
 
 /**
  * Maps a playwright-core failure to a normalized TabwrightError, so driver
@@ -21,7 +21,7 @@ export function translatePlaywrightError(
       { retryable: true, details: { operation: ctx.operation } },
     );
   }
-  if (err instanceof pwErrors.TimeoutError) return timeoutError(ctx);
+  if (err instanceof playwrightCore().errors.TimeoutError) return timeoutError(ctx);
   const net = /net::(ERR_[A-Z_]+)/.exec(message);
   if (net) {
     const aborted = net[1] === 'ERR_ABORTED';

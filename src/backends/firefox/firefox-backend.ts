@@ -8,10 +8,18 @@ import type {
   ContextNetworkOptions,
   LaunchSettings,
 } from '../backend.js';
-import { BidiConnection } from './bidi-connection.js';
+import type { BidiConnection } from './bidi-connection.js';
 import { discoverFirefox, requireFirefox } from './discovery.js';
-import { FirefoxBrowser, type FirefoxConnection } from './firefox-browser.js';
+import type { Driver } from './driver.js';
+import type { FirefoxBrowser, FirefoxConnection } from './firefox-browser.js';
 import { profileLockedBy, type StartedFirefox, startFirefox } from './launch.js';
+
+let loading: Promise<Driver> | undefined;
+/** The BiDi client and ws, imported once, when a Firefox is first started or attached (driver.ts). */
+function driver(): Promise<Driver> {
+  loading ??= import('./driver.js');
+  return loading;
+}
 
 /** A window large enough for the 1280×800 viewport every context sets (firefox-browser.ts). */
 const WINDOW_SIZE = ['--width=1280', '--height=900'];
@@ -82,6 +90,7 @@ export class FirefoxBackend implements Backend {
     const u = new URL(endpoint);
     const url = `ws://${u.host}${u.pathname.endsWith('/session') ? u.pathname : '/session'}`;
     try {
+      const { BidiConnection, FirefoxBrowser } = await driver();
       const conn = await BidiConnection.connect(url, timeoutMs);
       const browser = await FirefoxBrowser.open(conn, {
         connection: 'attach',
@@ -134,6 +143,7 @@ async function open(
     workDir: settings.workDir ?? null,
   };
   try {
+    const { BidiConnection, FirefoxBrowser } = await driver();
     const conn = await BidiConnection.connect(`${started.endpoint}/session`, 15_000);
     started.child.once('exit', () => conn.close());
     const version = await newSession(conn, settings.headless);

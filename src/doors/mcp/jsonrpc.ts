@@ -4,6 +4,7 @@ import {
   JSONRPCMessageSchema,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_MESSAGE_BYTES } from './limits.js';
 
 /**
  * The one check of incoming JSON-RPC 2.0 that both MCP transports apply
@@ -15,8 +16,7 @@ import {
  * checks before it only name the problem.
  */
 
-/** Largest message (a stdio line, a `/mcp` body), in bytes. */
-export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+export { MAX_MESSAGE_BYTES };
 /** Most messages in one batch (the SDK's limit on `/mcp`). */
 export const MAX_BATCH = 100;
 /** Longest id echoed back in an error reply; a longer one is answered with id null. */

@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { getHeapCodeStatistics } from 'node:v8';
+import { oneByteSource, playwrightCore } from '../src/backends/chromium/load-playwright.js';
+import { tempHome } from './helpers/engine.js';
+import { BIN, ROOT } from './helpers/provider.js';
+
+/**
+ * A lean Node side (docs/ARCHITECTURE.md, "Bounds, back-pressure and a lean Node side"): each door
+ * command loads its own modules only, and playwright-core waits for the first browser. The built
+ * CLI runs with test/fixtures/loaded-modules/record.mjs, which writes every module the process
+ * loads to a file.
+ */
+
+const RECORD = join(ROOT, 'test/fixtures/loaded-modules/record.mjs');
+const home = tempHome();
+after(() => home.cleanup());
+
+const PACKAGES = {
+  fastify: '/node_modules/fastify/',
+  mcpSdk: '/node_modules/@modelcontextprotocol/sdk/',
+  playwright: '/node_modules/playwright-core/',
+  ws: '/node_modules/ws/',
+  httpDoor: '/dist/doors/http/',
+  mcpDoor: '/dist/doors/mcp/',
+  providerDoor: '/dist/doors/provider/',
+};
+type Part = keyof typeof PACKAGES;
+
+function loaded(file: string): (part: Part) => boolean {
+  const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
+  return (part) => lines.some((l) => l.includes(PACKAGES[part]));
+}
+
+function spawnRecorded(name: string, args: string[]) {
+  const file = join(home.dir, `${name}-modules.txt`);
+  const child = spawn(process.execPath, ['--import', RECORD, BIN, ...args], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, TABWRIGHT_HOME: home.dir, TABWRIGHT_LOG: 'warn', RECORD_MODULES_FILE: file },
+  });
+  child.stderr.resume();
+  return { child, file };
+}
+
+/** Writes one line and resolves with the first line of the answer. */
+function ask(child: ReturnType<typeof spawnRecorded>['child'], line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (d: Buffer) => {
+      text += d.toString('utf8');
+      const end = text.indexOf('\n');
+      if (end < 0) return;
+      child.stdout!.off('data', onData);
+      resolve(text.slice(0, end));
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited (${code}) before answering`)));
+    child.stdin!.write(`${line}\n`);
+  });
+}
+
+/** Runs `body`; whatever happens, the child is gone afterwards (SIGTERM, as a user stops it). */
+async function stopping(child: ReturnType<typeof spawnRecorded>['child'], body: () => Promise<void>) {
+  try {
+    await body();
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
+}
+
+describe('each door command loads its own modules', () => {
+  test('tabwright provider: no HTTP server, no MCP SDK, no other door; no browser driver before a session', async () => {
+    const { child, file } = spawnRecorded('provider', ['provider']);
+    await stopping(child, async () => {
+      const describe = { protocol_version: '0.1', id: 'd', method: 'provider.describe', params: {} };
+      const reply = JSON.parse(await ask(child, JSON.stringify(describe)));
+      assert.equal(reply.ok, true, JSON.stringify(reply));
+      child.stdin!.end();
+      await once(child, 'exit');
+    });
+    const has = loaded(file);
+    assert.ok(has('providerDoor'), 'the record saw the provider door (the recorder works)');
+    // ws: the Firefox backend's BiDi client (offered here when Firefox is installed, never started).
+    for (const part of ['fastify', 'mcpSdk', 'httpDoor', 'mcpDoor', 'playwright', 'ws'] as const)
+      assert.equal(has(part), false, `tabwright provider loaded ${PACKAGES[part]}`);
+  });
+
+  test('tabwright mcp: no HTTP server, no other door', async () => {
+    const { child, file } = spawnRecorded('mcp', ['mcp']);
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lean', version: '0' } },
+    };
+    await stopping(child, async () => {
+      assert.match(await ask(child, JSON.stringify(init)), /"result"/);
+      child.stdin!.end();
+      await once(child, 'exit');
+    });
+    const has = loaded(file);
+    assert.ok(has('mcpSdk') && has('mcpDoor'), 'the record saw the MCP door');
+    for (const part of ['fastify', 'httpDoor', 'providerDoor', 'playwright'] as const)
+      assert.equal(has(part), false, `tabwright mcp loaded ${PACKAGES[part]}`);
+  });
+
+  test('tabwright serve: the MCP SDK only once /mcp is used', async () => {
+    const { child, file } = spawnRecorded('serve', ['serve', '--port', '0']);
+    child.stdout!.setEncoding('utf8');
+    let out = '';
+    await stopping(child, async () => {
+      const base = await new Promise<string>((resolve, reject) => {
+        child.stdout!.on('data', (d: string) => {
+          out += d;
+          const m = /listening on (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
+      });
+      assert.equal((await fetch(`${base}/health`)).status, 200);
+      let has = loaded(file);
+      assert.ok(has('fastify') && has('httpDoor'), 'the record saw the HTTP door');
+      for (const part of ['mcpSdk', 'providerDoor', 'playwright'] as const)
+        assert.equal(has(part), false, `tabwright serve loaded ${PACKAGES[part]} before any /mcp request`);
+      // A request without a session: refused by the MCP sessions, which load with the SDK.
+      const res = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      assert.equal(res.status, 400);
+      assert.match(JSON.stringify(await res.json()), /initialize/);
+      has = loaded(file);
+      assert.ok(has('mcpSdk'), 'the first /mcp request loaded the MCP SDK');
+    });
+  });
+});
+
+describe('playwright-core bundles as one-byte strings', () => {
+  test('wide characters on comment lines are escaped; anywhere else the source is left alone', () => {
+    assert.equal(
+      oneByteSource('a();\n// a ─ b\n  * c → d\nb();'),
+      'a();\n// a \\u2500 b\n  * c \\u2192 d\nb();',
+    );
+    assert.equal(oneByteSource('/* ─ */ x();'), '/* \\u2500 */ x();');
+    assert.equal(oneByteSource('const s = "─";'), undefined);
+    assert.equal(oneByteSource('x(); // é stays'), 'x(); // é stays', 'Latin-1 is one-byte already');
+  });
+
+  test('the installed playwright-core loads with both bundles off the V8 heap', () => {
+    const before = getHeapCodeStatistics().external_script_source_size;
+    assert.equal(typeof playwrightCore().chromium.launch, 'function');
+    const grown = getHeapCodeStatistics().external_script_source_size - before;
+    // coreBundle.js + utilsBundle.js ≈ 6.9 MB of one-byte source; two-byte heap strings would add nothing here.
+    assert.ok(grown > 6_000_000, `external script source grew by ${grown} bytes only`);
+  });
+});
