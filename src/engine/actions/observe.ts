@@ -76,6 +76,8 @@ export interface SettleResult {
   value: string | boolean | null;
   /** The pinned element is gone after the action. */
   targetGone: boolean;
+  /** Sent with a gate whose guard did not pass (or was not found): nothing was observed. */
+  skipped?: boolean;
 }
 
 /**
@@ -99,6 +101,8 @@ export async function settle(
   quietMs = QUIET_MS,
   /** Sent together with typed text: the page waits this long at most for its input event (see the page's settle). */
   awaitInputMs = 0,
+  /** Sent right behind the guard's `prepare` with this gate, before its reply: settles only once that guard passed. */
+  gate?: number,
 ): Promise<SettleResult> {
   const started = Date.now();
   let mutations = 0;
@@ -121,6 +125,7 @@ export async function settle(
           value: string | boolean | null;
           stale: boolean;
           expect: SideEffects;
+          skipped?: boolean;
         }>(
           frame,
           {
@@ -130,11 +135,24 @@ export async function settle(
             awaitInputMs: round === 0 ? awaitInputMs : 0,
             pin,
             value,
+            gate: round === 0 ? gate : undefined,
           },
           d,
         ),
         left + 1000,
       );
+      if (r.skipped) {
+        return {
+          windowMs: 0,
+          quiet: false,
+          mutations: 0,
+          documentReplaced: false,
+          fingerprint: null,
+          value: null,
+          targetGone: false,
+          skipped: true,
+        };
+      }
       mutations += r.mutations;
       quiet = r.quiet;
       fingerprint = r.fingerprint;

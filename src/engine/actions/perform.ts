@@ -5,7 +5,7 @@ import { TabwrightError } from '../errors.js';
 import type { Page } from '../page.js';
 import { parseInput } from '../schemas.js';
 import { buildChecks, type Check, runWait } from '../waits.js';
-import { elementCall, locatePinned, type PinnedElement } from './element-calls.js';
+import { elementCall, frameCall, locatePinned, type PinnedElement } from './element-calls.js';
 import { waitActionable } from './guard.js';
 import type { Fingerprint, ProbeKind } from './injected/probe.js';
 import {
@@ -14,9 +14,11 @@ import {
   QUIET_MS,
   readFingerprint,
   type SecretTarget,
+  type SettleResult,
   settle,
   VALUE_QUIET_MS,
 } from './observe.js';
+import type { ElementOp } from './page-functions.js';
 import { refuseOrigins, refuseTarget } from './refuse.js';
 import { frameOffset, parseTarget, type ResolvedTarget, resolveTarget } from './resolve.js';
 import { markSignals, pendingRequests, signalsSince } from './signals.js';
@@ -165,16 +167,73 @@ async function run(
   // Guard (waits for actionability) + value + fingerprint + observer, in one round trip per attempt.
   const observedFrame = el?.frame ?? mainFrame;
   let point: Point | undefined;
-  let frameBefore: Fingerprint | null;
+  let frameBefore: Fingerprint | null = null;
   let valueBefore: string | boolean | null = null;
   let focused: boolean | undefined;
   let secret: SecretTarget = null;
+  // What the action is measured against (pages, dialogs, downloads, requests): taken just before
+  // the dispatch is sent, which for a pipelined step is together with the guard.
+  let pagesBefore = new Set<string>();
+  let marks = markSignals(page);
+  let urlBefore = observedFrame.url();
+  const mark = () => {
+    pagesBefore = new Set(page.session.pages().map((p) => p.id));
+    marks = markSignals(page);
+    urlBefore = observedFrame.url();
+  };
+  // Observe: the adaptive window, then the state after (nothing can be read while a dialog is held).
+  const capMs = Math.max(0, Math.min(opts.observe_ms ?? DEFAULT_OBSERVE_CAP_MS, 5000));
+  const observeWindow = (awaitInputMs: number, gate?: number) =>
+    settle(
+      page,
+      observedFrame,
+      capMs,
+      d,
+      () => pendingRequests(page),
+      el && valueKind ? { doc: el.doc, id: el.id } : undefined,
+      valueKind,
+      frameBefore?.url ?? urlBefore,
+      {
+        popup: () => page.session.pages().some((p) => !pagesBefore.has(p.id)),
+        download: () => page.session.downloads.lastSeq > marks.downloadSeq,
+        // Only an intercepted chooser is reported; a headed browser shows the native dialog instead.
+        fileChooser: () =>
+          !page.backend.interceptsFileChoosers() || page.fileChoosers.lastSeq > marks.fileChooserSeq,
+        navigation: () =>
+          observedFrame.isDetached() ||
+          observedFrame.url() !== (frameBefore?.url ?? urlBefore) ||
+          page.network.counters().started > marks.requestsStarted ||
+          page.session.network.lastSeq > marks.blockedSeq,
+      },
+      Math.min(opts.observe_min_ms ?? 0, capMs),
+      quietFor(spec),
+      awaitInputMs,
+      gate,
+    );
+  // A step the page can run right after its guard passes (select) goes out with the guard, and the
+  // window's read behind it, without waiting for the guard's reply: CDP runs a session's calls in
+  // order, and both wait in the page for that guard (its gate). One round trip instead of three.
+  let piped: { step: Promise<unknown>; window: Promise<SettleResult> } | undefined;
   if (el) {
     const kind = spec.action === 'click' && spec.synthetic ? 'synthetic' : KIND[spec.action];
-    const g = await waitActionable(page, el, kind, d, {
+    // Main frame only: a child frame's target needs the main frame's fingerprint read before dispatch.
+    const step = el.frame.parentId ? undefined : pipelinedStep(spec);
+    const gate = step ? nextGate() : undefined;
+    if (step) mark();
+    const guarding = waitActionable(page, el, kind, d, {
       value: valueKind,
       focus: focusMode(spec),
+      gate,
     });
+    if (step && gate !== undefined) {
+      piped = {
+        step: elementCall(el, { op: 'gated', gate, run: step }, d),
+        window: observeWindow(0, gate),
+      };
+      piped.step.catch(() => {});
+      piped.window.catch(() => {});
+    }
+    const g = await guarding;
     focused = g.focused;
     secret = g.secret ?? null;
     if (g.point) point = await toPagePoint(page, el.frame, g.point, d);
@@ -190,12 +249,12 @@ async function run(
   // the action causes (the receipt, a request carrying it, a log line) can show it.
   if (secret) registerTyped(page, spec, secret);
   const before = observedFrame === mainFrame ? frameBefore : await readFingerprint(mainFrame, d);
-  const pagesBefore = new Set(page.session.pages().map((p) => p.id));
-  const marks = markSignals(page);
+  if (!piped) mark();
   const warnings: string[] = [];
 
-  // The caller gave up (deadline or abort) while the target was guarded: send nothing.
-  if (d.signal.aborted) throw new DeadlineExpired(d);
+  // The caller gave up (deadline or abort) while the target was guarded: send nothing (a pipelined
+  // step went out with the guard: it is the dispatch, and its receipt follows).
+  if (d.signal.aborted && !piped) throw new DeadlineExpired(d);
   // Dispatch, exactly once.
   let status: Receipt['status'] = 'executed';
   let verified: boolean | null = null;
@@ -212,37 +271,12 @@ async function run(
       }
     });
   });
-  // Observe: the adaptive window, then the state after (nothing can be read while a dialog is held).
-  const capMs = Math.max(0, Math.min(opts.observe_ms ?? DEFAULT_OBSERVE_CAP_MS, 5000));
-  const observeWindow = (awaitInputMs: number) =>
-    settle(
-      page,
-      observedFrame,
-      capMs,
-      d,
-      () => pendingRequests(page),
-      el && valueKind ? { doc: el.doc, id: el.id } : undefined,
-      valueKind,
-      frameBefore?.url,
-      {
-        popup: () => page.session.pages().some((p) => !pagesBefore.has(p.id)),
-        download: () => page.session.downloads.lastSeq > marks.downloadSeq,
-        // Only an intercepted chooser is reported; a headed browser shows the native dialog instead.
-        fileChooser: () =>
-          !page.backend.interceptsFileChoosers() || page.fileChoosers.lastSeq > marks.fileChooserSeq,
-        navigation: () =>
-          observedFrame.isDetached() ||
-          observedFrame.url() !== frameBefore?.url ||
-          page.network.counters().started > marks.requestsStarted ||
-          page.session.network.lastSeq > marks.blockedSeq,
-      },
-      Math.min(opts.observe_min_ms ?? 0, capMs),
-      quietFor(spec),
-      awaitInputMs,
-    );
-  let early: ReturnType<typeof observeWindow> | undefined;
+  let early: Promise<SettleResult> | undefined = piped?.window;
   try {
-    const dispatching = dispatch(page, el, spec, point, dragTo, valueBefore, focused, d);
+    const dispatching: Promise<DispatchResult & { window?: Promise<SettleResult> }> =
+      piped && el
+        ? dispatchPiped(piped, el, () => dispatch(page, el, spec, point, dragTo, valueBefore, focused, d), d)
+        : dispatch(page, el, spec, point, dragTo, valueBefore, focused, d);
     dispatching.catch(() => {});
     // Typed text and the window's read go out together (one round trip less); the page starts
     // counting quiet once the text's input event has arrived (see the page's settle).
@@ -253,6 +287,7 @@ async function run(
     const r = await Promise.race([dispatching, dialogHeld.then(() => ({ verified: null, note: undefined }))]);
     verified = r.verified;
     noDispatchNote = r.note;
+    if (piped) early = 'window' in r ? r.window : undefined;
   } catch (err) {
     if (
       err instanceof TabwrightError &&
@@ -278,7 +313,7 @@ async function run(
         value: null,
         targetGone: false,
       }
-    : await (early ?? observeWindow(0));
+    : await windowAfter(early, observeWindow);
   const frameAfter = heldDialog ? null : (win.fingerprint ?? (await readFingerprint(observedFrame, d)));
   const after = heldDialog || observedFrame === mainFrame ? frameAfter : await readFingerprint(mainFrame, d);
   const signals = signalsSince(page, marks);
@@ -352,6 +387,69 @@ async function run(
 function registerTyped(page: Page, spec: PipelineSpec, secret: NonNullable<SecretTarget>): void {
   const text = spec.action === 'type' ? spec.text : spec.action === 'fill' ? spec.value : null;
   page.session.secrets.add(text, secret.name);
+}
+
+let gates = 0;
+/** A token for one pipelined guard (unique within the process, so an old gate never matches). */
+function nextGate(): number {
+  gates = (gates + 1) % Number.MAX_SAFE_INTEGER;
+  return gates;
+}
+
+/** The dispatch the page can run in the guard's wake, when the guard passes (select: no trusted input exists for it). */
+function pipelinedStep(spec: PipelineSpec): ElementOp | undefined {
+  if (spec.action === 'select')
+    return { op: 'select', spec: { values: spec.values, labels: spec.labels, indexes: spec.indexes } };
+  return undefined;
+}
+
+type SelectReply = { ok: true; selected: string[] } | { ok: false; missing: string[]; ambiguous?: true };
+
+/** The select op's answer: unknown or disabled options are refused (nothing was changed). */
+function selectVerdict(el: PinnedElement, r: SelectReply): DispatchResult {
+  if (!r.ok) {
+    throw new TabwrightError(
+      'element_not_found',
+      `No such option on ${el.ref}: ${r.missing.join(', ')}. Read the options from a snapshot and pick existing ones${r.ambiguous ? ' (a shared label by its index)' : ''}.`,
+      {
+        details: {
+          element_ref: el.ref,
+          reason: r.ambiguous ? 'ambiguous_option' : 'no_such_option',
+          missing: r.missing,
+          status: 'blocked',
+        },
+      },
+    );
+  }
+  return { verified: true };
+}
+
+/**
+ * The pipelined step's outcome, with the window read sent behind it. When the step did not run
+ * although the guard passed (its call reached the page before the guard's, or found no script):
+ * the usual dispatch, then a window of its own (the piped read may have stopped the observer).
+ */
+async function dispatchPiped(
+  piped: { step: Promise<unknown>; window: Promise<SettleResult> },
+  el: PinnedElement,
+  sequential: () => Promise<DispatchResult>,
+  d: Deadline,
+): Promise<DispatchResult & { window?: Promise<SettleResult> }> {
+  const r = await piped.step;
+  if (!(typeof r === 'object' && r !== null && (r as { skipped?: unknown }).skipped === true))
+    return { ...selectVerdict(el, r as SelectReply), window: piped.window };
+  const w = await piped.window.catch(() => null);
+  if (w && !w.skipped) await frameCall(el.frame, { op: 'observeStart' }, d).catch(() => {});
+  return { ...(await sequential()), window: undefined };
+}
+
+/** The window's result: the one already under way, unless it observed nothing (skipped). */
+async function windowAfter(
+  early: Promise<SettleResult> | undefined,
+  observe: (awaitInputMs: number) => Promise<SettleResult>,
+): Promise<SettleResult> {
+  const w = early ? await early : undefined;
+  return w && !w.skipped ? w : observe(0);
 }
 
 interface ScrollMetrics {
@@ -434,24 +532,12 @@ async function dispatch(
         throw new TabwrightError('invalid_request', 'select needs a target.', {
           details: { field: 'target' },
         });
-      const r = await elementCall<
-        { ok: true; selected: string[] } | { ok: false; missing: string[]; ambiguous?: true }
-      >(el, { op: 'select', spec: { values: spec.values, labels: spec.labels, indexes: spec.indexes } }, d);
-      if (!r.ok) {
-        throw new TabwrightError(
-          'element_not_found',
-          `No such option on ${el.ref}: ${r.missing.join(', ')}. Read the options from a snapshot and pick existing ones${r.ambiguous ? ' (a shared label by its index)' : ''}.`,
-          {
-            details: {
-              element_ref: el.ref,
-              reason: r.ambiguous ? 'ambiguous_option' : 'no_such_option',
-              missing: r.missing,
-              status: 'blocked',
-            },
-          },
-        );
-      }
-      return { verified: true };
+      const r = await elementCall<SelectReply>(
+        el,
+        { op: 'select', spec: { values: spec.values, labels: spec.labels, indexes: spec.indexes } },
+        d,
+      );
+      return selectVerdict(el, r);
     }
     case 'check':
     case 'uncheck': {
