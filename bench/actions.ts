@@ -23,7 +23,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const WARMUP = 2;
 
 type Scenario = 'click_changes_dom' | 'click_no_change' | 'type_20_chars' | 'select_option';
-const SCENARIOS: Scenario[] = ['click_changes_dom', 'click_no_change', 'type_20_chars', 'select_option'];
+const ALL: Scenario[] = ['click_changes_dom', 'click_no_change', 'type_20_chars', 'select_option'];
+/** `npm run bench:actions -- type_20_chars select_option` runs only those (BENCH_ROUNDS=40 for more rounds). */
+const picked = process.argv.slice(2).filter((a): a is Scenario => (ALL as string[]).includes(a));
+const SCENARIOS: Scenario[] = picked.length > 0 ? ALL.filter((s) => picked.includes(s)) : ALL;
 const TEXT20 = 'abcdefghij0123456789';
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
@@ -58,7 +61,7 @@ async function ours(base: string, home: string): Promise<Side> {
       if (s === 'select_option') {
         await page.open(`${base}/fixtures/actions/form.html`);
         refs.select = await refOf(page, 'combobox', (n) => n === 'Color');
-      } else if (s === 'click_changes_dom') {
+      } else if (!refs.input) {
         await page.open(`${base}/corpus/apps/todomvc-react/index.html`);
         refs.input = await refOf(page, 'textbox');
         await page.act({ element_ref: refs.input }, { action: 'type', text: 'Benchmark todo', submit: true });
@@ -123,7 +126,7 @@ async function playwrightMcp(base: string, dir: string): Promise<Side> {
       if (s === 'select_option') {
         await call('browser_navigate', { url: `${base}/fixtures/actions/form.html` });
         refs.select = mcpRef(await call('browser_snapshot', {}), (l) => l.includes('combobox "Color"'));
-      } else if (s === 'click_changes_dom') {
+      } else if (!refs.input) {
         await call('browser_navigate', { url: `${base}/corpus/apps/todomvc-react/index.html` });
         refs.input = mcpRef(await call('browser_snapshot', {}), (l) => l.includes('textbox'));
         await call('browser_type', {

@@ -400,7 +400,8 @@ describe('select receipts', () => {
 
   test('a render deferred by a timer turn is in the receipt; the change fires once', async () => {
     await page.open(url);
-    const r = await page.act({ selector: '#size' }, { action: 'select', labels: ['Large'] });
+    // By ref on a new document: the action script is not in the page yet (installed on the way).
+    const r = await page.act({ element_ref: await refOf('Size') }, { action: 'select', labels: ['Large'] });
     assert.equal(r.verified, true);
     assert.deepEqual(r.changes.value, { before: 'Small', after: 'Large' });
     assert.equal(r.changes.text_changed, true);

@@ -534,6 +534,8 @@ interface ObserverState {
   expect: SideEffects;
   /** `input` events seen (the settle of typed text waits for the first one). */
   inputs: number;
+  /** Called on each typed `input` event (the settle waiting for it). */
+  onInput?: () => void;
   undo: () => void;
 }
 
@@ -601,6 +603,7 @@ function watchSideEffects(state: ObserverState): () => void {
     if (!e.isTrusted) return;
     state.inputs++;
     state.last = performance.now();
+    state.onInput?.();
   };
   addEventListener('input', onInput, true);
   const original = window.open;
@@ -660,8 +663,19 @@ export async function settle(
   fingerprint: Fingerprint;
 }> {
   const t0 = performance.now();
-  while (awaitInputMs > 0 && observer && observer.inputs === 0 && performance.now() - t0 < awaitInputMs) {
-    await new Promise((r) => setTimeout(r, 1));
+  // Woken by the event itself, not a poll: no lag, and no chain of nested timers (which the browser
+  // clamps to 4 ms after five).
+  const waiting = observer;
+  if (awaitInputMs > 0 && waiting && waiting.inputs === 0) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        waiting.onInput = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, awaitInputMs);
+      waiting.onInput = done;
+    });
   }
   // One timer turn first: timers the page set before this read (a zero-delay render after an input
   // event) are due already and run before ours, whatever the browser scheduled this read ahead of them.
