@@ -214,12 +214,17 @@ async function run(
   // window's read behind it, without waiting for the guard's reply: CDP runs a session's calls in
   // order, and both wait in the page for that guard (its gate). One round trip instead of three.
   let piped: { step: Promise<unknown>; window: Promise<SettleResult> } | undefined;
+  let dialogWatch: ReturnType<typeof watchDialogs> | undefined;
   if (el) {
     const kind = spec.action === 'click' && spec.synthetic ? 'synthetic' : KIND[spec.action];
     // Main frame only: a child frame's target needs the main frame's fingerprint read before dispatch.
     const step = el.frame.parentId ? undefined : pipelinedStep(spec);
     const gate = step ? nextGate() : undefined;
-    if (step) mark();
+    if (step) {
+      mark();
+      // The step may open a dialog before the guard's reply is read here.
+      dialogWatch = watchDialogs(page);
+    }
     const guarding = waitActionable(page, el, kind, d, {
       value: valueKind,
       focus: focusMode(spec),
@@ -233,7 +238,10 @@ async function run(
       piped.step.catch(() => {});
       piped.window.catch(() => {});
     }
-    const g = await guarding;
+    const g = await guarding.catch((err) => {
+      dialogWatch?.stop();
+      throw err;
+    });
     focused = g.focused;
     secret = g.secret ?? null;
     if (g.point) point = await toPagePoint(page, el.frame, g.point, d);
@@ -259,18 +267,7 @@ async function run(
   let status: Receipt['status'] = 'executed';
   let verified: boolean | null = null;
   let noDispatchNote: string | undefined;
-  // A dialog held for the caller blocks the page: input that opened it never "returns". Treat the
-  // dialog opening as the end of dispatch; the rest of the input call completes once it is answered.
-  let heldDialog = false;
-  let stopWatching = () => {};
-  const dialogHeld = new Promise<void>((resolve) => {
-    stopWatching = page.dialogs.onOpened((rec) => {
-      if (rec.state === 'pending') {
-        heldDialog = true;
-        resolve();
-      }
-    });
-  });
+  const dialogs = dialogWatch ?? watchDialogs(page);
   let early: Promise<SettleResult> | undefined = piped?.window;
   try {
     const dispatching: Promise<DispatchResult & { window?: Promise<SettleResult> }> =
@@ -284,7 +281,10 @@ async function run(
       early = observeWindow(Math.min(TYPED_INPUT_WAIT_MS, capMs));
       early.catch(() => {});
     }
-    const r = await Promise.race([dispatching, dialogHeld.then(() => ({ verified: null, note: undefined }))]);
+    const r = await Promise.race([
+      dispatching,
+      dialogs.opened.then(() => ({ verified: null, note: undefined })),
+    ]);
     verified = r.verified;
     noDispatchNote = r.note;
     if (piped) early = 'window' in r ? r.window : undefined;
@@ -302,7 +302,8 @@ async function run(
     );
   }
 
-  stopWatching();
+  dialogs.stop();
+  const heldDialog = dialogs.held();
   const win = heldDialog
     ? {
         windowMs: 0,
@@ -389,6 +390,24 @@ function registerTyped(page: Page, spec: PipelineSpec, secret: NonNullable<Secre
   page.session.secrets.add(text, secret.name);
 }
 
+/**
+ * A dialog held for the caller blocks the page: input that opened it never "returns". The dialog
+ * opening ends dispatch; the rest of the input call completes once it is answered.
+ */
+function watchDialogs(page: Page): { opened: Promise<void>; held: () => boolean; stop: () => void } {
+  let held = false;
+  let stop = () => {};
+  const opened = new Promise<void>((resolve) => {
+    stop = page.dialogs.onOpened((rec) => {
+      if (rec.state === 'pending') {
+        held = true;
+        resolve();
+      }
+    });
+  });
+  return { opened, held: () => held, stop };
+}
+
 let gates = 0;
 /** A token for one pipelined guard (unique within the process, so an old gate never matches). */
 function nextGate(): number {
@@ -439,6 +458,8 @@ async function dispatchPiped(
   if (!(typeof r === 'object' && r !== null && (r as { skipped?: unknown }).skipped === true))
     return { ...selectVerdict(el, r as SelectReply), window: piped.window };
   const w = await piped.window.catch(() => null);
+  // The caller gave up while the target was guarded (a retry passed late): send nothing.
+  if (d.signal.aborted) throw new DeadlineExpired(d);
   if (w && !w.skipped) await frameCall(el.frame, { op: 'observeStart' }, d).catch(() => {});
   return { ...(await sequential()), window: undefined };
 }
