@@ -114,6 +114,7 @@ export async function settle(
   let expectDownload = false;
   let expectChooser = false;
   let expectNavigation = false;
+  let textLate = false;
   for (let round = 0; ; round++) {
     const left = Math.max(0, capMs - (Date.now() - started));
     try {
@@ -126,21 +127,30 @@ export async function settle(
           stale: boolean;
           expect: SideEffects;
           skipped?: boolean;
+          textPending?: boolean;
         }>(
           frame,
           {
             op: 'settle',
             quietMs,
-            capMs: round === 0 ? left : Math.min(left, quietMs),
-            awaitInputMs: round === 0 ? awaitInputMs : 0,
+            capMs: round === 0 || textLate ? left : Math.min(left, quietMs),
+            awaitInputMs: round === 0 || textLate ? Math.min(awaitInputMs, left) : 0,
             pin,
             value,
-            gate: round === 0 ? gate : undefined,
+            gate: round === 0 && !textLate ? gate : undefined,
           },
           d,
         ),
         left + 1000,
       );
+      // The typed text had not reached the page when its read gave up waiting: ask again (the observer
+      // runs on), up to the cap.
+      if (r.textPending) {
+        textLate = true;
+        round--;
+        continue;
+      }
+      textLate = false;
       if (r.skipped) {
         return {
           windowMs: 0,

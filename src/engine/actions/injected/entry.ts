@@ -153,6 +153,8 @@ export function create() {
         case 'settle': {
           if (a.gate !== undefined && !(await gatePassed(a.gate))) return { skipped: true };
           const r = await settle(a.quietMs, a.capMs, a.awaitInputMs);
+          // Typed text not arrived yet: the observer keeps running for the engine's next read.
+          if (r === null) return { textPending: true };
           const { expect } = observeRead(true);
           let value: unknown = null;
           let stale = false;
