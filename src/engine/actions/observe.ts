@@ -80,6 +80,17 @@ export interface SettleResult {
   skipped?: boolean;
 }
 
+/** A window that observed nothing (a held dialog blocks the page, or the read was skipped). */
+export const NOTHING_OBSERVED: SettleResult = Object.freeze({
+  windowMs: 0,
+  quiet: false,
+  mutations: 0,
+  documentReplaced: false,
+  fingerprint: null,
+  value: null,
+  targetGone: false,
+});
+
 /**
  * The adaptive observation window: ends as soon as the DOM has had no
  * mutation for `quietMs` and the page has no request in flight, or at the cap.
@@ -151,18 +162,7 @@ export async function settle(
         continue;
       }
       textLate = false;
-      if (r.skipped) {
-        return {
-          windowMs: 0,
-          quiet: false,
-          mutations: 0,
-          documentReplaced: false,
-          fingerprint: null,
-          value: null,
-          targetGone: false,
-          skipped: true,
-        };
-      }
+      if (r.skipped) return { ...NOTHING_OBSERVED, skipped: true };
       mutations += r.mutations;
       quiet = r.quiet;
       fingerprint = r.fingerprint;

@@ -10,6 +10,7 @@ import { waitActionable } from './guard.js';
 import type { Fingerprint, ProbeKind } from './injected/probe.js';
 import {
   DEFAULT_OBSERVE_CAP_MS,
+  NOTHING_OBSERVED,
   preparePage,
   QUIET_MS,
   readFingerprint,
@@ -323,17 +324,7 @@ async function run(
 
   dialogs.stop();
   const heldDialog = dialogs.held();
-  const win = heldDialog
-    ? {
-        windowMs: 0,
-        quiet: false,
-        mutations: 0,
-        documentReplaced: false,
-        fingerprint: null,
-        value: null,
-        targetGone: false,
-      }
-    : await windowAfter(early, observeWindow);
+  const win = heldDialog ? NOTHING_OBSERVED : await windowAfter(early, observeWindow);
   const frameAfter = heldDialog ? null : (win.fingerprint ?? (await readFingerprint(observedFrame, d)));
   const after = heldDialog || observedFrame === mainFrame ? frameAfter : await readFingerprint(mainFrame, d);
   const signals = signalsSince(page, marks);
