@@ -98,9 +98,10 @@ async function toPagePoint(page: Page, frame: BackendFrame, p: Point, d: Deadlin
 }
 
 /**
- * How long one read of typed text waits in the page for the text's `beforeinput` (fired also when
- * the page cancels the insertion) before the engine asks again, up to the window's cap: the text
- * may cross a busy machine late. Only text that reaches no editable element waits the cap out.
+ * How long one read of typed text (sent together with it) waits in the page for the text's
+ * `beforeinput` (fired also when the page cancels the insertion) before the engine asks again, up
+ * to the window's cap: the text may cross a busy machine late. Only text that reaches no editable
+ * element waits the cap out.
  */
 const TYPED_INPUT_WAIT_MS = 100;
 
@@ -216,7 +217,6 @@ async function run(
   // order, and both wait in the page for that guard (its gate). One round trip instead of three.
   let piped: { step: Promise<unknown>; window: Promise<SettleResult> } | undefined;
   let dialogWatch: ReturnType<typeof watchDialogs> | undefined;
-  let typedRead: { window: Promise<SettleResult>; skipped: boolean } | undefined;
   if (el) {
     const kind = spec.action === 'click' && spec.synthetic ? 'synthetic' : KIND[spec.action];
     // Main frame only: a child frame's target needs the main frame's fingerprint read before dispatch.
@@ -227,13 +227,10 @@ async function run(
       // The step may open a dialog before the guard's reply is read here.
       dialogWatch = watchDialogs(page);
     }
-    // Typed text: the window's read goes out with the guard too and waits in the page for the text's
-    // input event, so it is under way when the text arrives (the text itself waits for the guard's reply).
-    const readGate = !step && typedText(spec) && !el.frame.parentId ? nextGate() : undefined;
     const guarding = waitActionable(page, el, kind, d, {
       value: valueKind,
       focus: focusMode(spec),
-      gate: gate ?? readGate,
+      gate,
     });
     if (step && gate !== undefined) {
       piped = {
@@ -242,17 +239,6 @@ async function run(
       };
       piped.step.catch(() => {});
       piped.window.catch(() => {});
-    }
-    if (readGate !== undefined) {
-      const read = observeWindow(Math.min(TYPED_INPUT_WAIT_MS, capMs), readGate);
-      typedRead = { window: read, skipped: false };
-      const t = typedRead;
-      read.then(
-        (w) => {
-          t.skipped = w.skipped === true;
-        },
-        () => {},
-      );
     }
     const g = await guarding.catch((err) => {
       dialogWatch?.stop();
@@ -291,14 +277,12 @@ async function run(
         ? dispatchPiped(piped, el, () => dispatch(page, el, spec, point, dragTo, valueBefore, focused, d), d)
         : dispatch(page, el, spec, point, dragTo, valueBefore, focused, d);
     dispatching.catch(() => {});
-    // Typed text and the window's read go out together at the latest (one round trip less; the read
-    // sent with the guard is already waiting unless that guard did not pass and a retry did); the
-    // page starts counting quiet once the text's input event has arrived (see the page's settle).
+    // Typed text and the window's read go out together (one round trip less); the page starts
+    // counting quiet once the text's beforeinput or input event has arrived (see the page's settle).
+    // Not sent with the guard: tried, and slower on a loaded machine (the read queued behind the
+    // guard's call seemed to delay that call's reply, which the text waits for).
     if (el && typedText(spec)) {
-      early =
-        typedRead && !typedRead.skipped
-          ? typedRead.window
-          : observeWindow(Math.min(TYPED_INPUT_WAIT_MS, capMs));
+      early = observeWindow(Math.min(TYPED_INPUT_WAIT_MS, capMs));
       early.catch(() => {});
     }
     const r = await Promise.race([
