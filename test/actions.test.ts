@@ -392,6 +392,74 @@ describe('receipts', () => {
   });
 });
 
+// select runs in the guard's wake (one round trip, src/engine/actions/perform.ts): the receipt
+// still reports what the page did after its handlers ran, and a refused guard changes nothing.
+describe('select receipts', () => {
+  const url = `${server.url}/fixtures/actions/select.html`;
+  const read = <T>(fn: () => T) => page.evaluate('test', fn, null);
+
+  test('a render deferred by a timer turn is in the receipt; the change fires once', async () => {
+    await page.open(url);
+    // By ref on a new document: the action script is not in the page yet (installed on the way).
+    const r = await page.act({ element_ref: await refOf('Size') }, { action: 'select', labels: ['Large'] });
+    assert.equal(r.verified, true);
+    assert.deepEqual(r.changes.value, { before: 'Small', after: 'Large' });
+    assert.equal(r.changes.text_changed, true);
+    assert.equal(r.change_status, 'observed');
+    assert.equal(await read(() => document.getElementById('status')!.textContent), 'size l');
+    assert.equal(await read(() => (window as unknown as { changes: number }).changes), 1);
+  });
+
+  test('a disabled select is refused and keeps its value; enabled later, it is selected once', async () => {
+    await page.open(url);
+    const err = await rejectsWith(
+      page.act({ selector: '#later' }, { action: 'select', labels: ['Two'] }, { timeoutMs: 900 }),
+      'element_not_actionable',
+    );
+    assert.equal(err.details.reason, 'disabled');
+    assert.equal(await read(() => (document.getElementById('later') as HTMLSelectElement).value), '1');
+    assert.equal(await read(() => (window as unknown as { laterChanges?: number }).laterChanges ?? 0), 0);
+    // Enabled while the action waits: the first guard fails, a later one passes.
+    await read(() => {
+      setTimeout(() => {
+        (document.getElementById('later') as HTMLSelectElement).disabled = false;
+      }, 150);
+    });
+    const r = await page.act({ selector: '#later' }, { action: 'select', labels: ['Two'] });
+    assert.deepEqual(r.changes.value, { before: 'One', after: 'Two' });
+    assert.equal(await read(() => (window as unknown as { laterChanges?: number }).laterChanges ?? 0), 1);
+  });
+
+  test('an unknown option is refused before anything changes', async () => {
+    await page.open(url);
+    const err = await rejectsWith(
+      page.act({ selector: '#size' }, { action: 'select', labels: ['Huge'] }),
+      'element_not_found',
+    );
+    assert.equal(err.details.reason, 'no_such_option');
+    assert.equal(await read(() => (window as unknown as { changes?: number }).changes ?? 0), 0);
+    // The window's read behind the refused step stopped the observer: the next action still observes.
+    const r = await page.act({ selector: '#size' }, { action: 'select', labels: ['Medium'] });
+    assert.equal(r.changes.text_changed, true);
+  });
+
+  test('a dialog the change opens is held and reported', async () => {
+    const s = await engine.startSession();
+    s.setDialogPolicy('hold');
+    const p = s.page();
+    await p.open(url);
+    const r = await p.act({ selector: '#asks' }, { action: 'select', labels: ['Why'] });
+    assert.deepEqual(r.dialog, { type: 'alert', message: 'picked y' });
+    assert.ok(r.warnings.some((w) => /held/.test(w)));
+    await p.handleDialog({ accept: true });
+    assert.equal(
+      await p.evaluate('test', () => document.getElementById('status')!.textContent, null),
+      'asked',
+    );
+    await engine.closeSession(s.id);
+  });
+});
+
 describe('origin policy before dispatch', () => {
   test('no action on a page or in a frame whose origin is not allowed', async () => {
     const s = await engine.startSession({ policy: { allowed_origins: [server.url], subresources: 'allow' } });

@@ -33,13 +33,16 @@ export async function waitActionable(
   el: PinnedElement,
   kind: ProbeKind,
   d: Deadline,
-  prepare?: { value: 'value' | 'checked' | null; focus?: 'plain' | 'end' | 'all' },
+  /** `gate`: opened by the first attempt only, for the calls the caller sent right behind it. */
+  prepare?: { value: 'value' | 'checked' | null; focus?: 'plain' | 'end' | 'all'; gate?: number },
 ): Promise<Prepared> {
   let attempt = 0;
   for (;;) {
     const g = await elementCall<GuardResult>(
       el,
-      prepare ? { op: 'prepare', kind, scroll: true, ...prepare } : { op: 'guard', kind, scroll: true },
+      prepare
+        ? { op: 'prepare', kind, scroll: true, ...prepare, gate: attempt === 0 ? prepare.gate : undefined }
+        : { op: 'guard', kind, scroll: true },
       d,
     );
     if (g.ok) return g as Prepared;

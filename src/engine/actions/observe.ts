@@ -76,7 +76,20 @@ export interface SettleResult {
   value: string | boolean | null;
   /** The pinned element is gone after the action. */
   targetGone: boolean;
+  /** Sent with a gate whose guard did not pass (or was not found): nothing was observed. */
+  skipped?: boolean;
 }
+
+/** A window that observed nothing (a held dialog blocks the page, or the read was skipped). */
+export const NOTHING_OBSERVED: SettleResult = Object.freeze({
+  windowMs: 0,
+  quiet: false,
+  mutations: 0,
+  documentReplaced: false,
+  fingerprint: null,
+  value: null,
+  targetGone: false,
+});
 
 /**
  * The adaptive observation window: ends as soon as the DOM has had no
@@ -99,6 +112,8 @@ export async function settle(
   quietMs = QUIET_MS,
   /** Sent together with typed text: the page waits this long at most for its input event (see the page's settle). */
   awaitInputMs = 0,
+  /** Sent right behind the guard's `prepare` with this gate, before its reply: settles only once that guard passed. */
+  gate?: number,
 ): Promise<SettleResult> {
   const started = Date.now();
   let mutations = 0;
@@ -110,6 +125,7 @@ export async function settle(
   let expectDownload = false;
   let expectChooser = false;
   let expectNavigation = false;
+  let textLate = false;
   for (let round = 0; ; round++) {
     const left = Math.max(0, capMs - (Date.now() - started));
     try {
@@ -121,20 +137,32 @@ export async function settle(
           value: string | boolean | null;
           stale: boolean;
           expect: SideEffects;
+          skipped?: boolean;
+          textPending?: boolean;
         }>(
           frame,
           {
             op: 'settle',
             quietMs,
-            capMs: round === 0 ? left : Math.min(left, quietMs),
-            awaitInputMs: round === 0 ? awaitInputMs : 0,
+            capMs: round === 0 || textLate ? left : Math.min(left, quietMs),
+            awaitInputMs: round === 0 || textLate ? Math.min(awaitInputMs, left) : 0,
             pin,
             value,
+            gate: round === 0 && !textLate ? gate : undefined,
           },
           d,
         ),
         left + 1000,
       );
+      // The typed text had not reached the page when its read gave up waiting: ask again (the observer
+      // runs on), up to the cap.
+      if (r.textPending) {
+        textLate = true;
+        round--;
+        continue;
+      }
+      textLate = false;
+      if (r.skipped) return { ...NOTHING_OBSERVED, skipped: true };
       mutations += r.mutations;
       quiet = r.quiet;
       fingerprint = r.fingerprint;

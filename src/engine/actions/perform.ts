@@ -5,18 +5,21 @@ import { TabwrightError } from '../errors.js';
 import type { Page } from '../page.js';
 import { parseInput } from '../schemas.js';
 import { buildChecks, type Check, runWait } from '../waits.js';
-import { elementCall, locatePinned, type PinnedElement } from './element-calls.js';
+import { elementCall, frameCall, locatePinned, type PinnedElement } from './element-calls.js';
 import { waitActionable } from './guard.js';
 import type { Fingerprint, ProbeKind } from './injected/probe.js';
 import {
   DEFAULT_OBSERVE_CAP_MS,
+  NOTHING_OBSERVED,
   preparePage,
   QUIET_MS,
   readFingerprint,
   type SecretTarget,
+  type SettleResult,
   settle,
   VALUE_QUIET_MS,
 } from './observe.js';
+import type { ElementOp } from './page-functions.js';
 import { refuseOrigins, refuseTarget } from './refuse.js';
 import { frameOffset, parseTarget, type ResolvedTarget, resolveTarget } from './resolve.js';
 import { markSignals, pendingRequests, signalsSince } from './signals.js';
@@ -95,9 +98,10 @@ async function toPagePoint(page: Page, frame: BackendFrame, p: Point, d: Deadlin
 }
 
 /**
- * How long the page waits for the input event of typed text sent together
- * with the observation read, before counting quiet anyway (a page that
- * cancels the insertion fires none).
+ * How long one read of typed text (sent together with it) waits in the page for the text's
+ * `beforeinput` (fired also when the page cancels the insertion) before the engine asks again, up
+ * to the window's cap: the text may cross a busy machine late. Only text that reaches no editable
+ * element waits the cap out.
  */
 const TYPED_INPUT_WAIT_MS = 100;
 
@@ -165,15 +169,80 @@ async function run(
   // Guard (waits for actionability) + value + fingerprint + observer, in one round trip per attempt.
   const observedFrame = el?.frame ?? mainFrame;
   let point: Point | undefined;
-  let frameBefore: Fingerprint | null;
+  let frameBefore: Fingerprint | null = null;
   let valueBefore: string | boolean | null = null;
   let focused: boolean | undefined;
   let secret: SecretTarget = null;
+  // What the action is measured against (pages, dialogs, downloads, requests): taken just before
+  // the dispatch is sent, which for a pipelined step is together with the guard.
+  let pagesBefore = new Set<string>();
+  let marks = markSignals(page);
+  let urlBefore = observedFrame.url();
+  const mark = () => {
+    pagesBefore = new Set(page.session.pages().map((p) => p.id));
+    marks = markSignals(page);
+    urlBefore = observedFrame.url();
+  };
+  // Observe: the adaptive window, then the state after (nothing can be read while a dialog is held).
+  const capMs = Math.max(0, Math.min(opts.observe_ms ?? DEFAULT_OBSERVE_CAP_MS, 5000));
+  const observeWindow = (awaitInputMs: number, gate?: number) =>
+    settle(
+      page,
+      observedFrame,
+      capMs,
+      d,
+      () => pendingRequests(page),
+      el && valueKind ? { doc: el.doc, id: el.id } : undefined,
+      valueKind,
+      frameBefore?.url ?? urlBefore,
+      {
+        popup: () => page.session.pages().some((p) => !pagesBefore.has(p.id)),
+        download: () => page.session.downloads.lastSeq > marks.downloadSeq,
+        // Only an intercepted chooser is reported; a headed browser shows the native dialog instead.
+        fileChooser: () =>
+          !page.backend.interceptsFileChoosers() || page.fileChoosers.lastSeq > marks.fileChooserSeq,
+        navigation: () =>
+          observedFrame.isDetached() ||
+          observedFrame.url() !== (frameBefore?.url ?? urlBefore) ||
+          page.network.counters().started > marks.requestsStarted ||
+          page.session.network.lastSeq > marks.blockedSeq,
+      },
+      Math.min(opts.observe_min_ms ?? 0, capMs),
+      quietFor(spec),
+      awaitInputMs,
+      gate,
+    );
+  // A step the page can run right after its guard passes (select) goes out with the guard, and the
+  // window's read behind it, without waiting for the guard's reply: CDP runs a session's calls in
+  // order, and both wait in the page for that guard (its gate). One round trip instead of three.
+  let piped: { step: Promise<unknown>; window: Promise<SettleResult> } | undefined;
+  let dialogWatch: ReturnType<typeof watchDialogs> | undefined;
   if (el) {
     const kind = spec.action === 'click' && spec.synthetic ? 'synthetic' : KIND[spec.action];
-    const g = await waitActionable(page, el, kind, d, {
+    // Main frame only: a child frame's target needs the main frame's fingerprint read before dispatch.
+    const step = el.frame.parentId ? undefined : pipelinedStep(spec);
+    const gate = step ? nextGate() : undefined;
+    if (step) {
+      mark();
+      // The step may open a dialog before the guard's reply is read here.
+      dialogWatch = watchDialogs(page);
+    }
+    const guarding = waitActionable(page, el, kind, d, {
       value: valueKind,
       focus: focusMode(spec),
+      gate,
+    });
+    if (step && gate !== undefined) {
+      piped = {
+        step: elementCall(el, { op: 'gated', gate, run: step }, d),
+        window: observeWindow(0, gate),
+      };
+      piped.step.catch(() => {});
+      piped.window.catch(() => {});
+    }
+    const g = await guarding.catch((err) => {
+      dialogWatch?.stop();
+      throw err;
     });
     focused = g.focused;
     secret = g.secret ?? null;
@@ -190,69 +259,39 @@ async function run(
   // the action causes (the receipt, a request carrying it, a log line) can show it.
   if (secret) registerTyped(page, spec, secret);
   const before = observedFrame === mainFrame ? frameBefore : await readFingerprint(mainFrame, d);
-  const pagesBefore = new Set(page.session.pages().map((p) => p.id));
-  const marks = markSignals(page);
+  if (!piped) mark();
   const warnings: string[] = [];
 
-  // The caller gave up (deadline or abort) while the target was guarded: send nothing.
-  if (d.signal.aborted) throw new DeadlineExpired(d);
+  // The caller gave up (deadline or abort) while the target was guarded: send nothing (a pipelined
+  // step went out with the guard: it is the dispatch, and its receipt follows).
+  if (d.signal.aborted && !piped) throw new DeadlineExpired(d);
   // Dispatch, exactly once.
   let status: Receipt['status'] = 'executed';
   let verified: boolean | null = null;
   let noDispatchNote: string | undefined;
-  // A dialog held for the caller blocks the page: input that opened it never "returns". Treat the
-  // dialog opening as the end of dispatch; the rest of the input call completes once it is answered.
-  let heldDialog = false;
-  let stopWatching = () => {};
-  const dialogHeld = new Promise<void>((resolve) => {
-    stopWatching = page.dialogs.onOpened((rec) => {
-      if (rec.state === 'pending') {
-        heldDialog = true;
-        resolve();
-      }
-    });
-  });
-  // Observe: the adaptive window, then the state after (nothing can be read while a dialog is held).
-  const capMs = Math.max(0, Math.min(opts.observe_ms ?? DEFAULT_OBSERVE_CAP_MS, 5000));
-  const observeWindow = (awaitInputMs: number) =>
-    settle(
-      page,
-      observedFrame,
-      capMs,
-      d,
-      () => pendingRequests(page),
-      el && valueKind ? { doc: el.doc, id: el.id } : undefined,
-      valueKind,
-      frameBefore?.url,
-      {
-        popup: () => page.session.pages().some((p) => !pagesBefore.has(p.id)),
-        download: () => page.session.downloads.lastSeq > marks.downloadSeq,
-        // Only an intercepted chooser is reported; a headed browser shows the native dialog instead.
-        fileChooser: () =>
-          !page.backend.interceptsFileChoosers() || page.fileChoosers.lastSeq > marks.fileChooserSeq,
-        navigation: () =>
-          observedFrame.isDetached() ||
-          observedFrame.url() !== frameBefore?.url ||
-          page.network.counters().started > marks.requestsStarted ||
-          page.session.network.lastSeq > marks.blockedSeq,
-      },
-      Math.min(opts.observe_min_ms ?? 0, capMs),
-      quietFor(spec),
-      awaitInputMs,
-    );
-  let early: ReturnType<typeof observeWindow> | undefined;
+  const dialogs = dialogWatch ?? watchDialogs(page);
+  let early: Promise<SettleResult> | undefined = piped?.window;
   try {
-    const dispatching = dispatch(page, el, spec, point, dragTo, valueBefore, focused, d);
+    const dispatching: Promise<DispatchResult & { window?: Promise<SettleResult> }> =
+      piped && el
+        ? dispatchPiped(piped, el, () => dispatch(page, el, spec, point, dragTo, valueBefore, focused, d), d)
+        : dispatch(page, el, spec, point, dragTo, valueBefore, focused, d);
     dispatching.catch(() => {});
     // Typed text and the window's read go out together (one round trip less); the page starts
-    // counting quiet once the text's input event has arrived (see the page's settle).
+    // counting quiet once the text's beforeinput or input event has arrived (see the page's settle).
+    // Not sent with the guard: tried, and slower on a loaded machine (the read queued behind the
+    // guard's call seemed to delay that call's reply, which the text waits for).
     if (el && typedText(spec)) {
       early = observeWindow(Math.min(TYPED_INPUT_WAIT_MS, capMs));
       early.catch(() => {});
     }
-    const r = await Promise.race([dispatching, dialogHeld.then(() => ({ verified: null, note: undefined }))]);
+    const r = await Promise.race([
+      dispatching,
+      dialogs.opened.then(() => ({ verified: null, note: undefined })),
+    ]);
     verified = r.verified;
     noDispatchNote = r.note;
+    if (piped) early = 'window' in r ? r.window : undefined;
   } catch (err) {
     if (
       err instanceof TabwrightError &&
@@ -267,18 +306,9 @@ async function run(
     );
   }
 
-  stopWatching();
-  const win = heldDialog
-    ? {
-        windowMs: 0,
-        quiet: false,
-        mutations: 0,
-        documentReplaced: false,
-        fingerprint: null,
-        value: null,
-        targetGone: false,
-      }
-    : await (early ?? observeWindow(0));
+  dialogs.stop();
+  const heldDialog = dialogs.held();
+  const win = heldDialog ? NOTHING_OBSERVED : await windowAfter(early, observeWindow);
   const frameAfter = heldDialog ? null : (win.fingerprint ?? (await readFingerprint(observedFrame, d)));
   const after = heldDialog || observedFrame === mainFrame ? frameAfter : await readFingerprint(mainFrame, d);
   const signals = signalsSince(page, marks);
@@ -352,6 +382,89 @@ async function run(
 function registerTyped(page: Page, spec: PipelineSpec, secret: NonNullable<SecretTarget>): void {
   const text = spec.action === 'type' ? spec.text : spec.action === 'fill' ? spec.value : null;
   page.session.secrets.add(text, secret.name);
+}
+
+/**
+ * A dialog held for the caller blocks the page: input that opened it never "returns". The dialog
+ * opening ends dispatch; the rest of the input call completes once it is answered.
+ */
+function watchDialogs(page: Page): { opened: Promise<void>; held: () => boolean; stop: () => void } {
+  let held = false;
+  let stop = () => {};
+  const opened = new Promise<void>((resolve) => {
+    stop = page.dialogs.onOpened((rec) => {
+      if (rec.state === 'pending') {
+        held = true;
+        resolve();
+      }
+    });
+  });
+  return { opened, held: () => held, stop };
+}
+
+let gates = 0;
+/** A token for one pipelined guard (unique within the process, so an old gate never matches). */
+function nextGate(): number {
+  gates = (gates + 1) % Number.MAX_SAFE_INTEGER;
+  return gates;
+}
+
+/** The dispatch the page can run in the guard's wake, when the guard passes (select: no trusted input exists for it). */
+function pipelinedStep(spec: PipelineSpec): ElementOp | undefined {
+  if (spec.action === 'select')
+    return { op: 'select', spec: { values: spec.values, labels: spec.labels, indexes: spec.indexes } };
+  return undefined;
+}
+
+type SelectReply = { ok: true; selected: string[] } | { ok: false; missing: string[]; ambiguous?: true };
+
+/** The select op's answer: unknown or disabled options are refused (nothing was changed). */
+function selectVerdict(el: PinnedElement, r: SelectReply): DispatchResult {
+  if (!r.ok) {
+    throw new TabwrightError(
+      'element_not_found',
+      `No such option on ${el.ref}: ${r.missing.join(', ')}. Read the options from a snapshot and pick existing ones${r.ambiguous ? ' (a shared label by its index)' : ''}.`,
+      {
+        details: {
+          element_ref: el.ref,
+          reason: r.ambiguous ? 'ambiguous_option' : 'no_such_option',
+          missing: r.missing,
+          status: 'blocked',
+        },
+      },
+    );
+  }
+  return { verified: true };
+}
+
+/**
+ * The pipelined step's outcome, with the window read sent behind it. When the step did not run
+ * although the guard passed (its call reached the page before the guard's, or found no script):
+ * the usual dispatch, then a window of its own (the piped read may have stopped the observer).
+ */
+async function dispatchPiped(
+  piped: { step: Promise<unknown>; window: Promise<SettleResult> },
+  el: PinnedElement,
+  sequential: () => Promise<DispatchResult>,
+  d: Deadline,
+): Promise<DispatchResult & { window?: Promise<SettleResult> }> {
+  const r = await piped.step;
+  if (!(typeof r === 'object' && r !== null && (r as { skipped?: unknown }).skipped === true))
+    return { ...selectVerdict(el, r as SelectReply), window: piped.window };
+  const w = await piped.window.catch(() => null);
+  // The caller gave up while the target was guarded (a retry passed late): send nothing.
+  if (d.signal.aborted) throw new DeadlineExpired(d);
+  if (w && !w.skipped) await frameCall(el.frame, { op: 'observeStart' }, d).catch(() => {});
+  return { ...(await sequential()), window: undefined };
+}
+
+/** The window's result: the one already under way, unless it observed nothing (skipped). */
+async function windowAfter(
+  early: Promise<SettleResult> | undefined,
+  observe: (awaitInputMs: number) => Promise<SettleResult>,
+): Promise<SettleResult> {
+  const w = early ? await early : undefined;
+  return w && !w.skipped ? w : observe(0);
 }
 
 interface ScrollMetrics {
@@ -434,24 +547,12 @@ async function dispatch(
         throw new TabwrightError('invalid_request', 'select needs a target.', {
           details: { field: 'target' },
         });
-      const r = await elementCall<
-        { ok: true; selected: string[] } | { ok: false; missing: string[]; ambiguous?: true }
-      >(el, { op: 'select', spec: { values: spec.values, labels: spec.labels, indexes: spec.indexes } }, d);
-      if (!r.ok) {
-        throw new TabwrightError(
-          'element_not_found',
-          `No such option on ${el.ref}: ${r.missing.join(', ')}. Read the options from a snapshot and pick existing ones${r.ambiguous ? ' (a shared label by its index)' : ''}.`,
-          {
-            details: {
-              element_ref: el.ref,
-              reason: r.ambiguous ? 'ambiguous_option' : 'no_such_option',
-              missing: r.missing,
-              status: 'blocked',
-            },
-          },
-        );
-      }
-      return { verified: true };
+      const r = await elementCall<SelectReply>(
+        el,
+        { op: 'select', spec: { values: spec.values, labels: spec.labels, indexes: spec.indexes } },
+        d,
+      );
+      return selectVerdict(el, r);
     }
     case 'check':
     case 'uncheck': {

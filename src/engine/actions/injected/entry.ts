@@ -45,7 +45,15 @@ export type ElementOp =
       scroll: boolean;
       value: 'value' | 'checked' | null;
       focus?: 'plain' | 'end' | 'all';
+      /** Opens the gate that calls sent right behind this one wait on (`gated`, settle's `gate`). */
+      gate?: number;
     }
+  /**
+   * Sent right behind a `prepare` with the same gate, without waiting for its reply (CDP runs a
+   * session's calls in order): runs `run` once that guard has passed; a guard that did not pass,
+   * or another gate, runs nothing: `{ skipped: true }`.
+   */
+  | { op: 'gated'; gate: number; run: ElementOp }
   | { op: 'value' }
   /** Compares in the page, so a secret value never has to come back to be checked. */
   | { op: 'valueIs'; expected: string }
@@ -72,7 +80,16 @@ export type PageOp =
       awaitInputMs?: number;
       pin?: { doc: string; id: number };
       value: 'value' | 'checked' | null;
+      /** Sent behind a `prepare` with this gate: settles only once that guard passed, else `{ skipped: true }`. */
+      gate?: number;
     };
+
+/** The guard a pipelined settle waits on: the token of its prepare and whether it passed. */
+let gate: { token: number; passed: Promise<boolean> } | null = null;
+
+function gatePassed(token: number): Promise<boolean> {
+  return gate?.token === token ? gate.passed : Promise.resolve(false);
+}
 
 export function create() {
   return {
@@ -83,15 +100,30 @@ export function create() {
           return coverEl ? { ...r, coverId: identity(coverEl) } : r;
         }
         case 'prepare': {
-          const { coverEl, ...r } = await guard(el, a.kind, a.scroll);
-          if (!r.ok) return coverEl ? { ...r, coverId: identity(coverEl) } : r;
-          const value = a.value === 'value' ? liveValue(el) : a.value === 'checked' ? checkedOf(el) : null;
-          const fp = fingerprint();
-          observeStart();
-          // Focus after the observer starts: focus handlers are part of what the action does.
-          const focused = a.focus ? focusElement(el, a.focus === 'plain' ? undefined : a.focus) : undefined;
-          return { ...r, value, fingerprint: fp, focused, secret: secretOf(el) };
+          const prepared = (async () => {
+            const { coverEl, ...r } = await guard(el, a.kind, a.scroll);
+            if (!r.ok) return coverEl ? { ...r, coverId: identity(coverEl) } : r;
+            const value = a.value === 'value' ? liveValue(el) : a.value === 'checked' ? checkedOf(el) : null;
+            const fp = fingerprint();
+            observeStart();
+            // Focus after the observer starts: focus handlers are part of what the action does.
+            const focused = a.focus ? focusElement(el, a.focus === 'plain' ? undefined : a.focus) : undefined;
+            return { ...r, value, fingerprint: fp, focused, secret: secretOf(el) };
+          })();
+          // Set before this call yields, so a settle queued behind it always finds its gate.
+          if (a.gate !== undefined)
+            gate = {
+              token: a.gate,
+              passed: prepared.then(
+                (r) => r.ok,
+                () => false,
+              ),
+            };
+          return prepared;
         }
+        case 'gated':
+          if (!(await gatePassed(a.gate))) return { skipped: true };
+          return this.elementOp(el, a.run);
         case 'value':
           return liveValue(el);
         case 'valueIs':
@@ -119,7 +151,10 @@ export function create() {
           return { fingerprint: fp, secret: secretOf(deepFocused()) };
         }
         case 'settle': {
+          if (a.gate !== undefined && !(await gatePassed(a.gate))) return { skipped: true };
           const r = await settle(a.quietMs, a.capMs, a.awaitInputMs);
+          // Typed text not arrived yet: the observer keeps running for the engine's next read.
+          if (r === null) return { textPending: true };
           const { expect } = observeRead(true);
           let value: unknown = null;
           let stale = false;

@@ -532,8 +532,10 @@ interface ObserverState {
   observer: MutationObserver;
   /** What the action set in motion that arrives outside this document: a popup, a download, a file chooser. */
   expect: SideEffects;
-  /** `input` events seen (the settle of typed text waits for the first one). */
+  /** Trusted `beforeinput` / `input` events seen (the settle of typed text waits for the first one). */
   inputs: number;
+  /** Called on each trusted `beforeinput` / `input` event (the settle waiting for typed text). */
+  onInput?: () => void;
   undo: () => void;
 }
 
@@ -595,13 +597,17 @@ function watchSideEffects(state: ObserverState): () => void {
     }, 0);
   };
   addEventListener('click', onFileClick, true);
-  // Typed text's input event (trusted: not one the page fires itself) is activity like a mutation:
-  // quiet counts from it, so a render the page defers by a task still falls in the window.
+  // Typed text's beforeinput and input events (trusted: not ones the page fires itself) are activity
+  // like a mutation: quiet counts from them, so a render the page defers by a task still falls in the
+  // window. beforeinput comes first and also when the page cancels the insertion (rich-text editors
+  // apply the text themselves): then no input event follows.
   const onInput = (e: Event) => {
     if (!e.isTrusted) return;
     state.inputs++;
     state.last = performance.now();
+    state.onInput?.();
   };
+  addEventListener('beforeinput', onInput, true);
   addEventListener('input', onInput, true);
   const original = window.open;
   window.open = function (this: Window, ...args: Parameters<typeof window.open>) {
@@ -612,6 +618,7 @@ function watchSideEffects(state: ObserverState): () => void {
     removeEventListener('click', onClick);
     removeEventListener('submit', onSubmit);
     removeEventListener('click', onFileClick, true);
+    removeEventListener('beforeinput', onInput, true);
     removeEventListener('input', onInput, true);
     window.open = original;
   };
@@ -643,10 +650,12 @@ export function observeStart(): void {
  * Waits in the page until the DOM has had no mutation for `quietMs` (and at
  * least `quietMs` passed since observeStart), or `capMs` passed; then
  * returns the counts and a fresh fingerprint. One round trip instead of a
- * polling loop. With `awaitInputMs`, the engine sent this read together with
- * typed text (whose arrival in the page is not ordered with it): the quiet
- * only starts counting once the text's `input` event was seen, or after
- * `awaitInputMs` when none comes (a page that cancels the insertion).
+ * polling loop. With `awaitInputMs`, the engine sent this read ahead of typed
+ * text (whose arrival in the page is not ordered with it): the quiet only
+ * starts counting once the text's `beforeinput` (or `input`) event was seen,
+ * or after `awaitInputMs` when none comes: then null while the window has time left
+ * (the engine asks again; the text may be late), else the read as usual (text that
+ * reached no editable element fires nothing).
  */
 export async function settle(
   quietMs: number,
@@ -658,10 +667,24 @@ export async function settle(
   waitedMs: number;
   quiet: boolean;
   fingerprint: Fingerprint;
-}> {
+} | null> {
   const t0 = performance.now();
-  while (awaitInputMs > 0 && observer && observer.inputs === 0 && performance.now() - t0 < awaitInputMs) {
-    await new Promise((r) => setTimeout(r, 1));
+  // Woken by the event itself, not a poll: no lag, and no chain of nested timers (which the browser
+  // clamps to 4 ms after five).
+  const waiting = observer;
+  if (awaitInputMs > 0 && waiting && waiting.inputs === 0) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        waiting.onInput = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, awaitInputMs);
+      waiting.onInput = done;
+    });
+    // Still no text, and time left in the window: the text is late (a busy machine), not lost. Null
+    // keeps the observer running; the engine asks again.
+    if (waiting.inputs === 0 && performance.now() - t0 < capMs) return null;
   }
   // One timer turn first: timers the page set before this read (a zero-delay render after an input
   // event) are due already and run before ours, whatever the browser scheduled this read ahead of them.
