@@ -37,7 +37,7 @@ export interface SoakOptions {
   log?: (line: string) => void;
 }
 
-interface Call {
+export interface Call {
   at: number;
   door: string;
   op: string;
@@ -89,7 +89,7 @@ export function corpusPages(): string[] {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One agent's realistic loop until `stopAt`: TodoMVC open/snapshot/type/wait/click, screenshot, network read, a corpus page, back. */
-async function agentLoop(
+export async function agentLoop(
   s: SoakSession,
   door: string,
   index: number,

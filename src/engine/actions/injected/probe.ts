@@ -557,7 +557,9 @@ function leavesDocument(href: string): boolean {
     const to = new URL(href, location.href);
     if (!['http:', 'https:', 'file:'].includes(to.protocol)) return false;
     const here = new URL(location.href);
-    return to.hash === '' || to.origin + to.pathname + to.search !== here.origin + here.pathname + here.search;
+    return (
+      to.hash === '' || to.origin + to.pathname + to.search !== here.origin + here.pathname + here.search
+    );
   } catch {
     return false;
   }
