@@ -4,8 +4,13 @@
  * PSS of ≈ 95 MB before any browser), so a command that never drives a browser (doctor, the js
  * client, conformance, --help) or a provider before its first session does not pay for it.
  */
+import { boundRequestObjects } from './request-objects.js';
+
 export { chromium } from 'playwright-core';
 export { ChromiumBrowser, chromiumProxy } from './chromium-browser.js';
 export { translatePlaywrightError } from './translate-error.js';
 
 export type Driver = typeof import('./driver.js');
+
+/** Whether the driver's request objects are bounded by ours (request-objects.ts). */
+export const requestObjectsBounded = boundRequestObjects();
