@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, test } from 'node:test';
 import type { ChromiumPage } from '../src/backends/chromium/chromium-page.js';
+import { driverDefaultArgs } from '../src/backends/chromium/default-args.js';
+import { DISABLED_FEATURES } from '../src/backends/chromium/flags.js';
 import { setRequestObjectLimitForTest } from '../src/backends/chromium/request-objects.js';
 import { newEngine, tempHome } from './helpers/engine.js';
 import { startFixtureServer } from './helpers/fixture-server.js';
@@ -58,5 +61,22 @@ test('the driver keeps a bounded number of requests of a long-lived page, and a 
   for (let i = 0; i < 50 && page.network.inflightCount() > 0; i++)
     await new Promise((r) => setTimeout(r, 100));
   assert.equal(page.network.inflightCount(), 0, 'nothing left in flight');
+  await engine.closeSession(session.id);
+});
+
+test('a launched Chromium gets one --disable-features: the driver’s list and ours (no on-device model service)', async () => {
+  const session = await engine.startSession({}, { timeoutMs: 30_000 });
+  const pid = await engine.sharedBrowserPid();
+  assert.ok(pid, 'the shared browser has a pid');
+  const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  const switches = args.filter((a) => a.startsWith('--disable-features='));
+  // Chromium keeps only the last of a switch given twice: a second one would drop the other's names.
+  assert.equal(switches.length, 1, switches.join('\n'));
+  const names = switches[0]!.slice('--disable-features='.length).split(',');
+  for (const f of DISABLED_FEATURES) assert.ok(names.includes(f), `${f} not disabled`);
+  const driverSwitch = driverDefaultArgs().find((a) => a.startsWith('--disable-features='));
+  assert.ok(driverSwitch, 'the driver has a default --disable-features');
+  for (const f of driverSwitch.slice('--disable-features='.length).split(','))
+    assert.ok(names.includes(f), `the driver's ${f} was dropped`);
   await engine.closeSession(session.id);
 });

@@ -8,6 +8,7 @@ import { boundRequestObjects } from './request-objects.js';
 
 export { chromium } from 'playwright-core';
 export { ChromiumBrowser, chromiumProxy } from './chromium-browser.js';
+export { driverDefaultArgs } from './default-args.js';
 export { translatePlaywrightError } from './translate-error.js';
 
 export type Driver = typeof import('./driver.js');

@@ -35,3 +35,35 @@ export function chromiumFlags(extra: string[] = []): string[] {
   if (isRoot()) flags.push('--no-sandbox');
   return [...flags, ...extra];
 }
+
+/**
+ * Chromium features off in every browser we launch. The on-device model service (on-device AI):
+ * three minutes after start Chromium launches its utility process to benchmark the machine for
+ * on-device models, and keeps it for the browser's life (the soak found it left after every
+ * session closed, ≈ 30 MB PSS).
+ */
+export const DISABLED_FEATURES = ['OptimizationGuideOnDeviceModel', 'LogOnDeviceMetricsOnStartup'];
+
+const DISABLE = '--disable-features=';
+
+/**
+ * A launch's arguments with a single --disable-features: Chromium keeps only the last of a switch
+ * given twice, so the driver's own list (`driverDefaults`: what playwright-core adds), the caller's
+ * (`extra`) and ours are merged into one, and the driver's switch is left out (ignoreDefaultArgs).
+ * Without the driver's list ours is not added (it would replace the driver's).
+ */
+export function launchArgs(
+  extra: string[],
+  driverDefaults: string[],
+): { args: string[]; ignoreDefaultArgs: string[] } {
+  const driverSwitch = driverDefaults.find((a) => a.startsWith(DISABLE));
+  const callers = extra.filter((a) => a.startsWith(DISABLE));
+  const rest = extra.filter((a) => !a.startsWith(DISABLE));
+  if (!driverSwitch) return { args: chromiumFlags(extra), ignoreDefaultArgs: [] };
+  const names = [driverSwitch, ...callers].flatMap((a) => a.slice(DISABLE.length).split(','));
+  const merged = [...new Set([...names, ...DISABLED_FEATURES].filter(Boolean))];
+  return {
+    args: [...chromiumFlags(rest), `${DISABLE}${merged.join(',')}`],
+    ignoreDefaultArgs: [driverSwitch],
+  };
+}
