@@ -184,6 +184,9 @@ function readCounts(file: string): EngineCounts | undefined {
   }
 }
 
+/** The engine processes' Node options: --expose-gc, and TABWRIGHT_SOAK_NODE_OPTIONS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof). */
+const NODE_OPTIONS = ['--expose-gc', process.env.TABWRIGHT_SOAK_NODE_OPTIONS].filter(Boolean).join(' ');
+
 async function oursTarget(doors: DoorName[], home: string, fx: FixtureServer): Promise<Target> {
   const roots: (() => number | undefined)[] = [];
   const stops: (() => Promise<void>)[] = [];
@@ -195,7 +198,7 @@ async function oursTarget(doors: DoorName[], home: string, fx: FixtureServer): P
     const s = await spawnServe(home, ['--allow-origin', fx.url, '--min-free-mb', '0'], {
       TABWRIGHT_LOG: 'error',
       TABWRIGHT_STATS_FILE: statsFile,
-      NODE_OPTIONS: '--expose-gc',
+      NODE_OPTIONS: NODE_OPTIONS,
     });
     serveUrl = s.url;
     roots.push(() => s.child.pid);
@@ -206,7 +209,7 @@ async function oursTarget(doors: DoorName[], home: string, fx: FixtureServer): P
     const statsFile = join(home, 'provider-counts.json');
     const p = spawnProvider(home, [], {
       TABWRIGHT_STATS_FILE: statsFile,
-      NODE_OPTIONS: '--expose-gc',
+      NODE_OPTIONS: NODE_OPTIONS,
       TABWRIGHT_LOG: 'error',
       TABWRIGHT_MIN_FREE_MB: '0',
     });
@@ -241,7 +244,9 @@ function sumCounts(all: EngineCounts[]): EngineCounts {
   for (const c of all.slice(1)) {
     for (const [k, v] of Object.entries(c)) {
       const sum = out as Record<string, unknown>;
-      if (typeof v === 'number' && typeof sum[k] === 'number') sum[k] = (sum[k] as number) + v;
+      if (typeof v !== 'number' || typeof sum[k] !== 'number') continue;
+      // Event-loop delays are per process: the worst one counts.
+      sum[k] = k.startsWith('loop_delay') ? Math.max(sum[k] as number, v) : (sum[k] as number) + v;
     }
     for (const [k, v] of Object.entries(c.node_resources))
       out.node_resources[k] = (out.node_resources[k] ?? 0) + v;
