@@ -42,7 +42,13 @@ export function chromiumFlags(extra: string[] = []): string[] {
  * on-device models, and keeps it for the browser's life (the soak found it left after every
  * session closed, ≈ 30 MB PSS).
  */
-export const DISABLED_FEATURES = ['OptimizationGuideOnDeviceModel', 'LogOnDeviceMetricsOnStartup'];
+export const DISABLED_FEATURES = [
+  'OptimizationGuideOnDeviceModel',
+  'LogOnDeviceMetricsOnStartup',
+  // Autofill's field-type queries to content-autofill.googleapis.com for every page with a form:
+  // refused by a session's origin policy (its proxy logs each one) and useless to an agent.
+  'AutofillServerCommunication',
+];
 
 const DISABLE = '--disable-features=';
 
