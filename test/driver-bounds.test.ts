@@ -64,7 +64,7 @@ test('the driver keeps a bounded number of requests of a long-lived page, and a 
   await engine.closeSession(session.id);
 });
 
-test('a launched Chromium gets one --disable-features: the driver’s list and ours (no on-device model service)', async () => {
+test('a launched Chromium gets one --disable-features: the driver’s list and ours', async () => {
   const session = await engine.startSession({}, { timeoutMs: 30_000 });
   const pid = await engine.sharedBrowserPid();
   assert.ok(pid, 'the shared browser has a pid');

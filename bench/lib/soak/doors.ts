@@ -40,6 +40,21 @@ export const DEADLINE_MS = 30_000;
 /** A failed call of a door, with the door's own words. */
 export class StepError extends Error {}
 
+/**
+ * As an agent does (and the MCP sessions below, whose refs come from a snapshot): a target that is
+ * not on the page yet (an app still rendering after its open returned on `load`) gets one more try
+ * after a short pause. Any other failure, and a second miss, stay errors.
+ */
+async function againIfNotThere<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (!(err instanceof StepError) || !/element_not_found|nothing matches/i.test(err.message)) throw err;
+    await new Promise((r) => setTimeout(r, 300));
+    return call();
+  }
+}
+
 // ---------------------------------------------------------------- HTTP command API (tabwright serve)
 
 // biome-ignore lint/suspicious/noExplicitAny: replies are JSON envelopes, read field by field
@@ -64,11 +79,15 @@ export async function httpSession(base: string): Promise<SoakSession> {
     open: async (url) => void (await cmd('go_to_url', { url, timeoutMs: DEADLINE_MS })),
     snapshot: async () => String((await cmd('get_browser_state', {})).text ?? ''),
     type: async (t, text) => {
-      await cmd('input_text_by_selector', { selector: SELECTORS[t], text, timeoutMs: DEADLINE_MS });
+      await againIfNotThere(() =>
+        cmd('input_text_by_selector', { selector: SELECTORS[t], text, timeoutMs: DEADLINE_MS }),
+      );
       await cmd('press_key', { key: 'Enter' });
     },
     click: async (t) =>
-      void (await cmd('click_element_by_selector', { selector: SELECTORS[t], timeoutMs: DEADLINE_MS })),
+      void (await againIfNotThere(() =>
+        cmd('click_element_by_selector', { selector: SELECTORS[t], timeoutMs: DEADLINE_MS }),
+      )),
     waitText: async (text) => void (await cmd('wait_for_text', { text, timeoutSeconds: DEADLINE_MS / 1000 })),
     screenshot: async () => void (await cmd('screenshot', { timeoutMs: DEADLINE_MS })),
     network: async () => void (await cmd('get_requests', { limit: 20 })),
@@ -104,8 +123,13 @@ export async function providerSession(
     open: async (url) => void (await call('page.open', { url, timeout_ms: DEADLINE_MS })),
     snapshot: async () => String((await call('page.snapshot', { timeout_ms: DEADLINE_MS })).text ?? ''),
     type: async (t, text) =>
-      void (await call('page.type', { selector: SELECTORS[t], text, submit: true, timeout_ms: DEADLINE_MS })),
-    click: async (t) => void (await call('page.click', { selector: SELECTORS[t], timeout_ms: DEADLINE_MS })),
+      void (await againIfNotThere(() =>
+        call('page.type', { selector: SELECTORS[t], text, submit: true, timeout_ms: DEADLINE_MS }),
+      )),
+    click: async (t) =>
+      void (await againIfNotThere(() =>
+        call('page.click', { selector: SELECTORS[t], timeout_ms: DEADLINE_MS }),
+      )),
     waitText: async (text) => void (await call('page.wait', { text_present: text, timeout_ms: DEADLINE_MS })),
     screenshot: async () => void (await call('page.screenshot', { timeout_ms: DEADLINE_MS })),
     network: async () => void (await call('network.list', { limit: 20 })),

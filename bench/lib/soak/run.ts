@@ -370,9 +370,14 @@ async function runPhase(
 
   for (const s of sessions)
     await s.close().catch((err) => leftovers.push(`session close failed: ${String(err)}`));
+  // Processes the shared browser starts on its own timer, whatever the sessions do (Chromium 156's
+  // on-device model service, 3 min after launch): the browser's, not a session's; named, not failed.
+  const idleServices = browserServices(target.roots());
+  const sessionProcesses = () =>
+    treeMemory(target.roots()).processes - (browserServices(target.roots()) - idleServices);
   // Closed contexts' renderers take a few seconds to exit on a busy machine: up to 20 s.
   let after = treeMemory(target.roots());
-  for (let waited = 0; waited < 20_000 && after.processes > idle.processes; waited += 1000) {
+  for (let waited = 0; waited < 20_000 && sessionProcesses() > idle.processes; waited += 1000) {
     await sleep(1000);
     after = treeMemory(target.roots());
   }
@@ -390,9 +395,14 @@ async function runPhase(
     leftovers.push(
       `tree ${after.treeMb.toFixed(0)} MB after close: more than idle ${idle.treeMb.toFixed(0)} MB + a quarter of the peak's ${(peak - idle.treeMb).toFixed(0)} MB`,
     );
-  if (after.processes > idle.processes)
+  const started = browserServices(target.roots()) - idleServices;
+  if (started > 0)
+    log(
+      `[${target.name}] the browser started ${started} service process(es) of its own since idle (${BROWSER_SERVICES.join(', ')}): not counted as left by a session`,
+    );
+  if (after.processes - Math.max(0, started) > idle.processes)
     leftovers.push(
-      `${after.processes - idle.processes} more processes than idle (${processTypes(target.roots()).join(', ')}; idle: ${idleTypes.join(', ')})`,
+      `${after.processes - Math.max(0, started) - idle.processes} more processes than idle (${processTypes(target.roots()).join(', ')}; idle: ${idleTypes.join(', ')})`,
     );
   if (afterCounts) {
     for (const k of ['sessions', 'pages', 'contexts', 'queued_operations', 'guarded_calls'] as const)
@@ -432,6 +442,22 @@ async function runPhase(
     p95Ratio: second && last ? last.p95 / second.p95 : Number.NaN,
     leftovers,
   };
+}
+
+/** Utility processes a Chromium starts on its own timer (not for a page or a session). */
+const BROWSER_SERVICES = ['on_device_model.mojom.OnDeviceModelService'];
+
+function browserServices(roots: number[]): number {
+  let n = 0;
+  for (const pid of treePids(roots)) {
+    try {
+      const sub = /--utility-sub-type=([\w.]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1];
+      if (sub && BROWSER_SERVICES.includes(sub)) n++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return n;
 }
 
 /** Each process of the trees by its Chromium --type (browser, renderer, gpu-process, utility…), counted. */
