@@ -314,6 +314,9 @@ async function runPhase(
   await sleep(2000);
   const idle = treeMemory(target.roots());
   const idleTypes = processTypes(target.roots());
+  // Processes the shared browser starts on its own timer, whatever the sessions do (Chromium 156's
+  // on-device model service, 3 min after launch): the browser's, not a session's; named, not failed.
+  const idleServices = browserServices(target.roots());
   log(
     `[${target.name}] idle: tree ${idle.treeMb.toFixed(0)} MB (node ${idle.nodeMb.toFixed(0)} MB, ${idle.processes} processes); ${countsLine(await target.counts())}`,
   );
@@ -370,9 +373,6 @@ async function runPhase(
 
   for (const s of sessions)
     await s.close().catch((err) => leftovers.push(`session close failed: ${String(err)}`));
-  // Processes the shared browser starts on its own timer, whatever the sessions do (Chromium 156's
-  // on-device model service, 3 min after launch): the browser's, not a session's; named, not failed.
-  const idleServices = browserServices(target.roots());
   const sessionProcesses = () =>
     treeMemory(target.roots()).processes - (browserServices(target.roots()) - idleServices);
   // Closed contexts' renderers take a few seconds to exit on a busy machine: up to 20 s.
