@@ -42,18 +42,22 @@ export class StepError extends Error {}
 
 /**
  * As an agent does (and the MCP sessions below, whose refs come from a snapshot): a target that is
- * not on the page yet (an app still rendering after its open returned on `load`) gets one more try
- * after a short pause. Any other failure, and a second miss, stay errors.
+ * not on the page yet (an app still rendering after its open returned on `load`, seconds later on a
+ * starved machine) is waited for with the door's own wait, then tried once more. Any other failure,
+ * and a second miss, stay errors.
  */
-async function againIfNotThere<T>(call: () => Promise<T>): Promise<T> {
+async function againIfNotThere<T>(call: () => Promise<T>, waitFor: () => Promise<unknown>): Promise<T> {
   try {
     return await call();
   } catch (err) {
     if (!(err instanceof StepError) || !/element_not_found|nothing matches/i.test(err.message)) throw err;
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor().catch(() => {});
     return call();
   }
 }
+
+/** How long a client waits for a target that is not rendered yet. */
+const RENDER_WAIT_MS = 10_000;
 
 // ---------------------------------------------------------------- HTTP command API (tabwright serve)
 
@@ -75,18 +79,22 @@ export async function httpSession(base: string): Promise<SoakSession> {
   const started = await post({ method: 'start' });
   const id = String(started.id);
   const cmd = (method: string, params: Json = {}) => post({ id, method, params });
+  const waitFor = (t: Target) =>
+    cmd('wait_for_element', { selector: SELECTORS[t], timeoutSeconds: RENDER_WAIT_MS / 1000 });
   return {
     open: async (url) => void (await cmd('go_to_url', { url, timeoutMs: DEADLINE_MS })),
     snapshot: async () => String((await cmd('get_browser_state', {})).text ?? ''),
     type: async (t, text) => {
-      await againIfNotThere(() =>
-        cmd('input_text_by_selector', { selector: SELECTORS[t], text, timeoutMs: DEADLINE_MS }),
+      await againIfNotThere(
+        () => cmd('input_text_by_selector', { selector: SELECTORS[t], text, timeoutMs: DEADLINE_MS }),
+        () => waitFor(t),
       );
       await cmd('press_key', { key: 'Enter' });
     },
     click: async (t) =>
-      void (await againIfNotThere(() =>
-        cmd('click_element_by_selector', { selector: SELECTORS[t], timeoutMs: DEADLINE_MS }),
+      void (await againIfNotThere(
+        () => cmd('click_element_by_selector', { selector: SELECTORS[t], timeoutMs: DEADLINE_MS }),
+        () => waitFor(t),
       )),
     waitText: async (text) => void (await cmd('wait_for_text', { text, timeoutSeconds: DEADLINE_MS / 1000 })),
     screenshot: async () => void (await cmd('screenshot', { timeoutMs: DEADLINE_MS })),
@@ -119,16 +127,20 @@ export async function providerSession(
       timeout_ms: DEADLINE_MS,
     })
   ).session_id as string;
+  const waitFor = (t: Target) =>
+    call('page.wait', { selector_present: SELECTORS[t], timeout_ms: RENDER_WAIT_MS });
   return {
     open: async (url) => void (await call('page.open', { url, timeout_ms: DEADLINE_MS })),
     snapshot: async () => String((await call('page.snapshot', { timeout_ms: DEADLINE_MS })).text ?? ''),
     type: async (t, text) =>
-      void (await againIfNotThere(() =>
-        call('page.type', { selector: SELECTORS[t], text, submit: true, timeout_ms: DEADLINE_MS }),
+      void (await againIfNotThere(
+        () => call('page.type', { selector: SELECTORS[t], text, submit: true, timeout_ms: DEADLINE_MS }),
+        () => waitFor(t),
       )),
     click: async (t) =>
-      void (await againIfNotThere(() =>
-        call('page.click', { selector: SELECTORS[t], timeout_ms: DEADLINE_MS }),
+      void (await againIfNotThere(
+        () => call('page.click', { selector: SELECTORS[t], timeout_ms: DEADLINE_MS }),
+        () => waitFor(t),
       )),
     waitText: async (text) => void (await call('page.wait', { text_present: text, timeout_ms: DEADLINE_MS })),
     screenshot: async () => void (await call('page.screenshot', { timeout_ms: DEADLINE_MS })),
