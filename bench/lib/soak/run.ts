@@ -184,7 +184,7 @@ function readCounts(file: string): EngineCounts | undefined {
   }
 }
 
-/** The engine processes' Node options: --expose-gc, and TABWRIGHT_SOAK_NODE_OPTIONS (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof). */
+/** The engine processes' Node options: --expose-gc, and TABWRIGHT_SOAK_NODE_OPTIONS (e.g. `--require ./bench/lib/soak/cpu-profile.cjs`). */
 const NODE_OPTIONS = ['--expose-gc', process.env.TABWRIGHT_SOAK_NODE_OPTIONS].filter(Boolean).join(' ');
 
 async function oursTarget(doors: DoorName[], home: string, fx: FixtureServer): Promise<Target> {
