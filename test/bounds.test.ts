@@ -37,3 +37,20 @@ test('the ref table of a session is bounded; a forgotten ref was still issued (s
   // A forgotten element gets a new ref when it is seen again: refs are never recycled.
   assert.equal(registry.refFor('page_1', 'frame_1', 'doc_1', 0), `e${MAX_REFS + 501}`);
 });
+
+test('refs of a replaced document stay known as stale; eviction keeps the newest documents able to hand out refs', () => {
+  const registry = registryOf({} as Session);
+  const old = registry.refFor('page_1', 'frame_1', 'doc_a', 1);
+  assert.equal(registry.refFor('page_1', 'frame_1', 'doc_a', 1), old, 'one element, one ref');
+  const other = registry.refFor('page_1', 'frame_2', 'doc_b', 1);
+  registry.forgetDocuments('page_1', 'frame_1', 'doc_c');
+  assert.equal(registry.lookup(old)?.doc, 'gone:doc_a', 'a replaced document leaves a tombstone');
+  assert.equal(registry.lookup(other)?.doc, 'doc_b', 'other frames keep their refs');
+  assert.notEqual(registry.refFor('page_1', 'frame_1', 'doc_a', 1), old, 'never re-aimed');
+  // Fill past the bound with another document: the first refs go, the table stays bounded.
+  for (let i = 0; i < MAX_REFS; i++) registry.refFor('page_1', 'frame_1', 'doc_c', i);
+  assert.equal(registry.size, MAX_REFS);
+  assert.equal(registry.lookup(other), undefined);
+  assert.equal(registry.issued(other), true);
+  assert.equal(registry.refFor('page_1', 'frame_1', 'doc_c', MAX_REFS - 1), `e${MAX_REFS + 3}`);
+});

@@ -1,4 +1,5 @@
 import { renameSync, writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Backend, BrowserFamily, SessionPlacement } from '../backends/backend.js';
 import { ChromiumBackend } from '../backends/chromium/chromium-backend.js';
 import { findFirefox } from '../backends/firefox/discovery.js';
@@ -102,6 +103,10 @@ export function createEngine(settings: EngineSettings = {}): Engine {
 }
 
 function writeCountsEvery(engine: Engine, file: string, ms: number): void {
+  // How long the event loop was kept from running (synchronous work: JSON of big replies, snapshot
+  // models…): what makes every other session of the process wait.
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const write = () => {
     try {
       // With --expose-gc (the soak benchmark sets it), an idle engine's heap is read after a full
@@ -114,9 +119,12 @@ function writeCountsEvery(engine: Engine, file: string, ms: number): void {
           at: Date.now(),
           pid: process.pid,
           heap_used_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+          loop_delay_p99_ms: Math.round(loop.percentile(99) / 1e6),
+          loop_delay_max_ms: Math.round(loop.max / 1e6),
           ...engine.counts(),
         }),
       );
+      loop.reset();
       renameSync(`${file}.tmp`, file);
     } catch {
       // A benchmark's aid: never a reason to fail the command.

@@ -49,6 +49,16 @@ const baselines = new WeakMap<Page, Map<string, Baseline>>();
  */
 export const MAX_BASELINES = 8;
 
+/** Baselines a page holds now (at most MAX_BASELINES). */
+export function baselineCount(page: Page): number {
+  return baselines.get(page)?.size ?? 0;
+}
+
+/** Drops a page's baselines (the next snapshot of each scope is a full one). */
+export function forgetBaselines(page: Page): void {
+  baselines.delete(page);
+}
+
 function signature(n: SnapshotNode, o: RenderOptions): string {
   let s = nodeLine({ ...n, text: undefined }, o, true);
   const texts: string[] = [];

@@ -18,37 +18,63 @@ export interface RefTarget {
   frameId: string;
   doc: string;
   id: number;
-  /** The registry's key while the ref is live (dropped with it when the table is trimmed). */
-  key?: string;
 }
 
 /**
- * Refs a session remembers (live ones and tombstones of replaced documents). Past this the oldest
+ * Refs a session remembers (live ones and those of replaced documents). Past this the oldest
  * are forgotten: a forgotten ref is reported stale (its number was issued: see `issued`), never
- * recycled, so a session that runs for hours keeps a bounded table.
+ * recycled, so a session that runs for hours keeps a bounded table (≈ 100 bytes a ref: ≈ 1 MB).
  */
 export const MAX_REFS = 10_000;
 
+/** The refs of one document of one page frame; shared by all of them, so a ref costs three Map entries. */
+interface DocRefs {
+  key: string;
+  pageId: string;
+  frameId: string;
+  doc: string;
+  /** The document was replaced (forgetDocuments): its refs are only tombstones. */
+  gone: boolean;
+  /** The page script's local id → ref number. */
+  byLocal: Map<number, number>;
+}
+
 class RefRegistry {
   private counter = 0;
-  private readonly byKey = new Map<string, string>();
-  private readonly byRef = new Map<string, RefTarget>();
+  /** Documents with refs, by page, frame and document id. */
+  private readonly docs = new Map<string, DocRefs>();
+  /** Ref number → its document, oldest first (the eviction order). */
+  private readonly owner = new Map<number, DocRefs>();
+  /** Ref number → the page script's local id. */
+  private readonly localId = new Map<number, number>();
+  /** The document of the last call: a snapshot asks for many refs of one document in a row. */
+  private last: DocRefs | undefined;
 
   refFor(pageId: string, frameId: string, doc: string, id: number): string {
-    const key = `${pageId}\u0000${frameId}\u0000${doc}\u0000${id}`;
-    let ref = this.byKey.get(key);
-    if (!ref) {
-      ref = `e${++this.counter}`;
-      this.byKey.set(key, ref);
-      this.byRef.set(ref, { ref, pageId, frameId, doc, id, key });
-      if (this.byRef.size > MAX_REFS) this.forgetOldest(this.byRef.size - MAX_REFS);
+    let d = this.last;
+    if (!d || d.doc !== doc || d.frameId !== frameId || d.pageId !== pageId || d.gone) {
+      const key = `${pageId}\u0000${frameId}\u0000${doc}`;
+      d = this.docs.get(key);
+      if (!d) {
+        d = { key, pageId, frameId, doc, gone: false, byLocal: new Map() };
+        this.docs.set(key, d);
+      }
+      this.last = d;
     }
-    return ref;
+    let n = d.byLocal.get(id);
+    if (n === undefined) {
+      n = ++this.counter;
+      d.byLocal.set(id, n);
+      this.owner.set(n, d);
+      this.localId.set(n, id);
+      if (this.owner.size > MAX_REFS) this.forgetOldest(this.owner.size - MAX_REFS);
+    }
+    return `e${n}`;
   }
 
   /** Refs (live and stale) remembered now: at most MAX_REFS. */
   get size(): number {
-    return this.byRef.size;
+    return this.owner.size;
   }
 
   /** Whether `ref` was ever handed out in this session (a forgotten one was). */
@@ -56,28 +82,40 @@ class RefRegistry {
     return Number(ref.slice(1)) <= this.counter;
   }
 
-  private forgetOldest(n: number): void {
-    for (const [ref, t] of this.byRef) {
-      if (n-- <= 0) break;
-      this.byRef.delete(ref);
-      if (t.key !== undefined && this.byKey.get(t.key) === ref) this.byKey.delete(t.key);
+  private forgetOldest(count: number): void {
+    for (const [n, d] of this.owner) {
+      if (count-- <= 0) break;
+      this.owner.delete(n);
+      const id = this.localId.get(n)!;
+      this.localId.delete(n);
+      if (d.byLocal.get(id) === n) d.byLocal.delete(id);
+      if (d.byLocal.size === 0 && this.docs.get(d.key) === d) this.docs.delete(d.key);
     }
   }
 
   lookup(ref: string): RefTarget | undefined {
-    return this.byRef.get(ref);
+    const n = Number(ref.slice(1));
+    const d = this.owner.get(n);
+    if (!d) return undefined;
+    return {
+      ref,
+      pageId: d.pageId,
+      frameId: d.frameId,
+      doc: d.gone ? `gone:${d.doc}` : d.doc,
+      id: this.localId.get(n)!,
+    };
   }
 
-  /** Forgets every ref of documents other than `keepDocs` in that page frame (they can only be stale). */
+  /** Forgets every document other than `keepDoc` in that page frame: their refs can only be stale. */
   forgetDocuments(pageId: string, frameId: string, keepDoc: string): void {
-    for (const [key, ref] of this.byKey) {
-      const t = this.byRef.get(ref);
-      if (t && t.pageId === pageId && t.frameId === frameId && t.doc !== keepDoc) {
-        this.byKey.delete(key);
-        // The ref stays known as stale: keep a tombstone.
-        this.byRef.set(ref, { ...t, doc: `gone:${t.doc}`, key: undefined });
-      }
+    for (const [key, d] of this.docs) {
+      if (d.pageId !== pageId || d.frameId !== frameId || d.doc === keepDoc) continue;
+      // The refs stay known as stale (tombstones); the document can no longer hand out refs.
+      d.gone = true;
+      d.byLocal.clear();
+      this.docs.delete(key);
     }
+    if (this.last?.gone) this.last = undefined;
   }
 }
 

@@ -40,6 +40,35 @@ export const DEADLINE_MS = 30_000;
 /** A failed call of a door, with the door's own words. */
 export class StepError extends Error {}
 
+/**
+ * As an agent does (and the MCP sessions below, whose refs come from a snapshot): a target that is
+ * not on the page yet (an app still rendering after its open returned on `load`, seconds later on a
+ * starved machine) is waited for with the door's own wait, then tried once more. Any other failure,
+ * and a second miss, stay errors.
+ */
+async function againIfNotThere<T>(
+  call: () => Promise<T>,
+  waitFor: () => Promise<unknown>,
+  where: () => Promise<string>,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (!(err instanceof StepError) || !/element_not_found|nothing matches/i.test(err.message)) throw err;
+    await waitFor().catch(() => {});
+    try {
+      return await call();
+    } catch (again) {
+      // Where the page was: a miss on the wrong page is another defect than one on a slow app.
+      const at = await where().catch(() => '?');
+      throw again instanceof StepError ? new StepError(`${again.message} (page at ${at})`) : again;
+    }
+  }
+}
+
+/** How long a client waits for a target that is not rendered yet. */
+const RENDER_WAIT_MS = 10_000;
+
 // ---------------------------------------------------------------- HTTP command API (tabwright serve)
 
 // biome-ignore lint/suspicious/noExplicitAny: replies are JSON envelopes, read field by field
@@ -65,15 +94,26 @@ export async function httpSession(base: string): Promise<SoakSession> {
   const started = await post({ method: 'start' });
   const id = String(started.id);
   const cmd = (method: string, params: Json = {}) => post({ id, method, params });
+  const waitFor = (t: Target) =>
+    cmd('wait_for_element', { selector: SELECTORS[t], timeoutSeconds: RENDER_WAIT_MS / 1000 });
+  const where = async () => String((await cmd('get_url', {})).url);
   return {
     open: async (url) => void (await cmd('go_to_url', { url, timeoutMs: DEADLINE_MS })),
     snapshot: async () => String((await cmd('get_browser_state', {})).text ?? ''),
     type: async (t, text) => {
-      await cmd('input_text_by_selector', { selector: SELECTORS[t], text, timeoutMs: DEADLINE_MS });
+      await againIfNotThere(
+        () => cmd('input_text_by_selector', { selector: SELECTORS[t], text, timeoutMs: DEADLINE_MS }),
+        () => waitFor(t),
+        where,
+      );
       await cmd('press_key', { key: 'Enter' });
     },
     click: async (t) =>
-      void (await cmd('click_element_by_selector', { selector: SELECTORS[t], timeoutMs: DEADLINE_MS })),
+      void (await againIfNotThere(
+        () => cmd('click_element_by_selector', { selector: SELECTORS[t], timeoutMs: DEADLINE_MS }),
+        () => waitFor(t),
+        where,
+      )),
     waitText: async (text) => void (await cmd('wait_for_text', { text, timeoutSeconds: DEADLINE_MS / 1000 })),
     screenshot: async () => void (await cmd('screenshot', { timeoutMs: DEADLINE_MS })),
     network: async () => void (await cmd('get_requests', { limit: 20 })),
@@ -105,12 +145,24 @@ export async function providerSession(
       timeout_ms: DEADLINE_MS,
     })
   ).session_id as string;
+  const waitFor = (t: Target) =>
+    call('page.wait', { selector_present: SELECTORS[t], timeout_ms: RENDER_WAIT_MS });
+  const where = async () => String((await call('page.snapshot', { timeout_ms: DEADLINE_MS })).url);
   return {
     open: async (url) => void (await call('page.open', { url, timeout_ms: DEADLINE_MS })),
     snapshot: async () => String((await call('page.snapshot', { timeout_ms: DEADLINE_MS })).text ?? ''),
     type: async (t, text) =>
-      void (await call('page.type', { selector: SELECTORS[t], text, submit: true, timeout_ms: DEADLINE_MS })),
-    click: async (t) => void (await call('page.click', { selector: SELECTORS[t], timeout_ms: DEADLINE_MS })),
+      void (await againIfNotThere(
+        () => call('page.type', { selector: SELECTORS[t], text, submit: true, timeout_ms: DEADLINE_MS }),
+        () => waitFor(t),
+        where,
+      )),
+    click: async (t) =>
+      void (await againIfNotThere(
+        () => call('page.click', { selector: SELECTORS[t], timeout_ms: DEADLINE_MS }),
+        () => waitFor(t),
+        where,
+      )),
     waitText: async (text) => void (await call('page.wait', { text_present: text, timeout_ms: DEADLINE_MS })),
     screenshot: async () => void (await call('page.screenshot', { timeout_ms: DEADLINE_MS })),
     network: async () => void (await call('network.list', { limit: 20 })),

@@ -23,7 +23,7 @@ import {
   requireChromiumProduct,
 } from './discovery.js';
 import type { Driver } from './driver.js';
-import { chromiumFlags } from './flags.js';
+import { launchArgs } from './flags.js';
 
 let loading: Promise<Driver> | undefined;
 /** playwright-core and the wrappers over it, imported once, when a browser is first needed (driver.ts). */
@@ -77,12 +77,12 @@ export class ChromiumBackend implements Backend {
   }
 
   async launch(settings: LaunchSettings): Promise<BackendBrowser> {
-    const { chromium, ChromiumBrowser } = await driver();
+    const { chromium, ChromiumBrowser, driverDefaultArgs } = await driver();
     try {
       const browser = await chromium.launch({
         executablePath: settings.executablePath,
         headless: settings.headless,
-        args: chromiumFlags(settings.args),
+        ...launchArgs(settings.args ?? [], driverDefaultArgs()),
         // Downloads wait here before they are saved: a directory the engine removes, not a temporary one
         // playwright-core would leave behind when the process exits before it cleans up.
         downloadsPath: settings.workDir ? join(settings.workDir, 'downloads') : undefined,
@@ -104,12 +104,12 @@ export class ChromiumBackend implements Backend {
     userDataDir: string,
     network: ContextNetworkOptions = {},
   ): Promise<{ browser: BackendBrowser; context: BackendContext }> {
-    const { chromium, ChromiumBrowser, chromiumProxy } = await driver();
+    const { chromium, ChromiumBrowser, chromiumProxy, driverDefaultArgs } = await driver();
     try {
       const context = await chromium.launchPersistentContext(userDataDir, {
         executablePath: settings.executablePath,
         headless: settings.headless,
-        args: chromiumFlags(settings.args),
+        ...launchArgs(settings.args ?? [], driverDefaultArgs()),
         proxy: chromiumProxy(network),
         downloadsPath: settings.workDir ? join(settings.workDir, 'downloads') : undefined,
         env: browserEnv(settings.workDir),

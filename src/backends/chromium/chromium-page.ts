@@ -22,6 +22,7 @@ import { imageSize } from '../image-size.js';
 import { ChromiumInput, setFilesInFrame } from './chromium-input.js';
 import { FastChannel } from './fast-channel.js';
 import { playwrightCore } from './load-playwright.js';
+import { RequestKeys } from './request-objects.js';
 import { translatePlaywrightError } from './translate-error.js';
 
 /** playwright evaluates a string as an expression; a function expression is called, as documented. */
@@ -120,6 +121,8 @@ export class ChromiumPage implements BackendPage {
   readonly input: ChromiumInput;
   readonly emulation: BackendPageEmulation;
   private readonly fast: FastChannel;
+  /** The engine's key of each request in flight (request-objects.ts). */
+  private readonly requestKeys = new RequestKeys();
 
   constructor(
     readonly pw: Page,
@@ -373,7 +376,7 @@ export class ChromiumPage implements BackendPage {
       }
       listener({
         phase: 'request',
-        key: r,
+        key: this.requestKeys.of(r),
         url: r.url(),
         method: r.method(),
         resourceType: r.resourceType(),
@@ -384,7 +387,7 @@ export class ChromiumPage implements BackendPage {
     this.pw.on('response', (res) => {
       listener({
         phase: 'response',
-        key: res.request(),
+        key: this.requestKeys.of(res.request()),
         status: res.status(),
         statusText: res.statusText(),
         mimeType: (res.headers()['content-type'] ?? '').split(';')[0]!.trim(),
@@ -393,7 +396,7 @@ export class ChromiumPage implements BackendPage {
     this.pw.on('requestfinished', (r) => {
       listener({
         phase: 'finished',
-        key: r,
+        key: this.requestKeys.of(r),
         readBody: async () => {
           const res = await r.response().catch(() => null);
           return res ? res.body().catch(() => null) : null;
@@ -401,7 +404,11 @@ export class ChromiumPage implements BackendPage {
       });
     });
     this.pw.on('requestfailed', (r) => {
-      listener({ phase: 'failed', key: r, errorText: r.failure()?.errorText ?? 'failed' });
+      listener({
+        phase: 'failed',
+        key: this.requestKeys.of(r),
+        errorText: r.failure()?.errorText ?? 'failed',
+      });
     });
   }
 
@@ -428,8 +435,10 @@ export class ChromiumPage implements BackendPage {
   }
 
   onNetwork(listener: (event: NetworkEvent) => void): void {
-    const emit = (phase: NetworkEvent['phase'], r: PwRequest) =>
-      listener({ phase, key: r, url: r.url(), resourceType: r.resourceType() });
+    const emit = (phase: NetworkEvent['phase'], r: PwRequest) => {
+      listener({ phase, key: this.requestKeys.of(r), url: r.url(), resourceType: r.resourceType() });
+      if (phase !== 'started') this.requestKeys.settled(r);
+    };
     this.pw.on('request', (r) => emit('started', r));
     this.pw.on('requestfinished', (r) => emit('finished', r));
     this.pw.on('requestfailed', (r) => emit('failed', r));

@@ -5,9 +5,15 @@
  * client, conformance, --help) or a provider before its first session does not pay for it.
  */
 import { playwrightCore } from './load-playwright.js';
+import { boundRequestObjects } from './request-objects.js';
 
+// playwright-core first, through its lean loader: the bounds below reach into the module it loaded.
 export const chromium = playwrightCore().chromium;
 export { ChromiumBrowser, chromiumProxy } from './chromium-browser.js';
+export { driverDefaultArgs } from './default-args.js';
 export { translatePlaywrightError } from './translate-error.js';
 
 export type Driver = typeof import('./driver.js');
+
+/** Whether the driver's request objects are bounded by ours (request-objects.ts). */
+export const requestObjectsBounded = boundRequestObjects();

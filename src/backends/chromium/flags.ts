@@ -35,3 +35,39 @@ export function chromiumFlags(extra: string[] = []): string[] {
   if (isRoot()) flags.push('--no-sandbox');
   return [...flags, ...extra];
 }
+
+/**
+ * Chromium features off in every browser we launch. (Chromium 156 also starts an on-device model
+ * utility process, `on_device_model.mojom.OnDeviceModelService`, three minutes after launch and keeps
+ * it: none of 53 feature names of the on-device model and the optimization guide stops it; it is the
+ * shared browser's, started once whatever the sessions do, and the soak's close check names it.)
+ */
+export const DISABLED_FEATURES = [
+  // Autofill's field-type queries to content-autofill.googleapis.com for every page with a form:
+  // refused by a session's origin policy (its proxy logs each one) and useless to an agent.
+  'AutofillServerCommunication',
+];
+
+const DISABLE = '--disable-features=';
+
+/**
+ * A launch's arguments with a single --disable-features: Chromium keeps only the last of a switch
+ * given twice, so the driver's own list (`driverDefaults`: what playwright-core adds), the caller's
+ * (`extra`) and ours are merged into one, and the driver's switch is left out (ignoreDefaultArgs).
+ * Without the driver's list ours is not added (it would replace the driver's).
+ */
+export function launchArgs(
+  extra: string[],
+  driverDefaults: string[],
+): { args: string[]; ignoreDefaultArgs: string[] } {
+  const driverSwitch = driverDefaults.find((a) => a.startsWith(DISABLE));
+  const callers = extra.filter((a) => a.startsWith(DISABLE));
+  const rest = extra.filter((a) => !a.startsWith(DISABLE));
+  if (!driverSwitch) return { args: chromiumFlags(extra), ignoreDefaultArgs: [] };
+  const names = [driverSwitch, ...callers].flatMap((a) => a.slice(DISABLE.length).split(','));
+  const merged = [...new Set([...names, ...DISABLED_FEATURES].filter(Boolean))];
+  return {
+    args: [...chromiumFlags(rest), `${DISABLE}${merged.join(',')}`],
+    ignoreDefaultArgs: [driverSwitch],
+  };
+}
