@@ -48,9 +48,12 @@ async function freePort(): Promise<number> {
 }
 
 function java(args: string[], logName: string, dir: string): ChildProcess {
+  // Its own process group: a node's chromedriver and browsers go with it when it is killed
+  // (killed alone, the JVM leaves them running, reparented to init).
   const child = spawn('java', ['-Xmx256m', '-jar', SELENIUM_JAR, ...args], {
     env: { ...process.env, SE_OFFLINE: 'true' },
     stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
   });
   const lines: string[] = [];
   child.stderr?.on('data', (b: Buffer) => {
@@ -61,6 +64,16 @@ function java(args: string[], logName: string, dir: string): ChildProcess {
     if (process.env.TABWRIGHT_GRID_LOGS) writeFileSync(join(dir, `${logName}.log`), lines.join(''));
   });
   return child;
+}
+
+/** SIGKILL to a Grid process and everything it started (its process group). */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // The group is gone already.
+  }
 }
 
 interface StatusNode {
@@ -143,13 +156,11 @@ export async function startGrid(opts: GridOptions = {}): Promise<TestGrid> {
       port,
       url: `http://127.0.0.1:${port}`,
       process: child,
-      kill: () => {
-        child.kill('SIGKILL');
-      },
+      kill: () => killGroup(child),
     });
   }
   const stop = async () => {
-    for (const p of processes) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+    for (const p of processes) killGroup(p);
     await Promise.all(
       processes.map((p) =>
         p.exitCode === null && p.signalCode === null
