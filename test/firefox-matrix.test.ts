@@ -155,6 +155,7 @@ describe('Firefox calls no one', () => {
     egress.stop();
     const firefoxes = [...egress.processes.values()].filter((c) => /firefox/.test(c));
     assert.ok(firefoxes.length > 0, 'no Firefox process was watched');
+    assert.ok(egress.loopback.size > 0, 'no loopback connection was matched: the socket lookup sees nothing');
     assert.deepEqual([...egress.seen], []);
   });
 });

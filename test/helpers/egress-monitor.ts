@@ -8,6 +8,8 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
  */
 export class EgressMonitor {
   readonly seen = new Set<string>();
+  /** Loopback connections matched (remote 127.x / ::1): proof the inode lookup works, so an empty `seen` means something. */
+  readonly loopback = new Set<string>();
   /** Descendants seen at least once, with their command (to name who called out). */
   readonly processes = new Map<number, string>();
   private timer: NodeJS.Timeout | undefined;
@@ -76,7 +78,10 @@ export class EgressMonitor {
         const cols = line.trim().split(/\s+/);
         if (cols.length < 10 || !inodes.has(cols[9]!)) continue;
         const remote = decodeAddress(cols[2]!);
-        if (remote && !isLoopbackOrUnset(remote.ip)) this.seen.add(`${table} ${remote.ip}:${remote.port}`);
+        if (!remote) continue;
+        if (!isLoopbackOrUnset(remote.ip)) this.seen.add(`${table} ${remote.ip}:${remote.port}`);
+        else if (remote.port !== 0 && !remote.ip.startsWith('0.0.0.0') && remote.ip !== '0:0:0:0:0:0:0:0')
+          this.loopback.add(`${table} ${cols[9]}`);
       }
     }
   }
