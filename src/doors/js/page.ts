@@ -1,5 +1,5 @@
 import type { ActionSpec, Receipt, Target } from '../../engine/actions/types.js';
-import { Deadline, ops, TabwrightError } from '../../engine/api.js';
+import { Deadline, ops, REDACTED, TabwrightError } from '../../engine/api.js';
 import type { Page as EnginePage } from '../../engine/page.js';
 import type { OriginPolicy } from '../../engine/policy.js';
 import type { PageRawChannel } from '../../engine/raw.js';
@@ -142,13 +142,18 @@ export class HarnessPage implements LocatorHost {
    */
   private assertReadable(): void {
     const url = this.engine.url();
-    if (url === '' || url.startsWith('about:') || this.policy.allowsDocument(url)) return;
+    if (this.allowsDoc(url)) return;
     const origin = originOf(url);
     throw new TabwrightError(
       'permission_denied',
       `The tab is at ${origin}, outside this Page's allowedOrigins (${this.allowedOrigins.join(', ')}); nothing was read. Go back with page.goto(allowedUrl), or ask the user to authorize ${origin} and open a Page with it.`,
       { details: { reason: 'origin_denied', origin } },
     );
+  }
+
+  /** This Page's allowlist for a document (a blank one inherits; the policy allows about:, data:, blob:). */
+  private allowsDoc(url: string): boolean {
+    return url === '' || this.policy.allowsDocument(url);
   }
 
   /** A document change expires refs (the engine also reports stale refs by identity). */
@@ -200,7 +205,7 @@ export class HarnessPage implements LocatorHost {
     }
     if (options.frameId !== undefined) {
       const f = this.engine.frames().find((x) => x.id === String(options.frameId));
-      if (f?.parentId && !/^(about:|$)/.test(f.url) && !this.policy.allowsDocument(f.url))
+      if (f?.parentId && !this.allowsDoc(f.url))
         throw new TabwrightError(
           'permission_denied',
           `Frame ${String(options.frameId)} is at ${originOf(f.url)}, outside this Page's allowedOrigins.`,
@@ -236,8 +241,7 @@ export class HarnessPage implements LocatorHost {
       parentId: f.parentId,
       url: f.url,
       // This Page's own allowlist (it may be narrower than the tab's session).
-      allowed:
-        f.allowed && (f.parentId === null || /^(about:|$)/.test(f.url) || this.policy.allowsDocument(f.url)),
+      allowed: f.allowed && (f.parentId === null || this.allowsDoc(f.url)),
       main: f.parentId === null,
     }));
   }
@@ -481,7 +485,7 @@ export class HarnessPage implements LocatorHost {
     let verified = r.verified;
     if (spec.action === 'type') {
       const after = r.changes.value?.after;
-      verified = typeof after === 'string' && after !== '[redacted]' ? after === spec.text : null;
+      verified = typeof after === 'string' && after !== REDACTED ? after === spec.text : null;
     }
     // Any action expires printed refs and observation handles.
     this.expireEvidence();

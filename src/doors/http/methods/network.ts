@@ -3,16 +3,8 @@ import { ops, TabwrightError } from '../../../engine/api.js';
 import type { RequestEntry } from '../../../engine/network-log.js';
 import type { BlockedRequest } from '../../../engine/network-policy.js';
 import { CommandFailure, type Data, invalidArgument } from '../envelope.js';
-import {
-  ENGINE_MAX_TIMEOUT_MS,
-  fail,
-  type HttpMethod,
-  type MethodContext,
-  method,
-  type ReplyFields,
-  sessionOf,
-} from './common.js';
-import { LONG_RUNNING_MAX_SECONDS } from './waits.js';
+import { fail, type HttpMethod, type MethodContext, method, type ReplyFields, sessionOf } from './common.js';
+import { LONG_RUNNING_MAX_SECONDS, waitInSeries } from './waits.js';
 
 /**
  * Network capture (reference §15) over the session's request log and routes (the session.requests,
@@ -239,33 +231,34 @@ const waitForResponse = method({
     const started = Date.now();
     const until = started + Math.round(Math.min(p.timeoutSeconds ?? 30, LONG_RUNNING_MAX_SECONDS) * 1000);
     let lookBack = Math.round((p.lookBackSeconds ?? 10) * 1000);
+    const timedOut = (err: unknown) =>
+      err instanceof TabwrightError && err.code === 'not_ready' && err.details.reason === 'wait_timeout';
     let e: Awaited<ReturnType<typeof ops.waitForResponse.call>>;
-    for (;;) {
-      try {
-        e = await ops.waitForResponse.call(
-          sessionOf(ctx),
-          { pattern: p.urlPattern, look_back_ms: lookBack },
-          { timeoutMs: Math.max(1, Math.min(until - Date.now(), ENGINE_MAX_TIMEOUT_MS)) },
-        );
-        break;
-      } catch (err) {
-        const timedOut =
-          err instanceof TabwrightError && err.code === 'not_ready' && err.details.reason === 'wait_timeout';
-        if (!timedOut) throw err;
-        if (until - Date.now() >= 50) {
-          lookBack = Date.now() - started;
-          continue;
-        }
-        // The wait family's timeout (§5.2): ACTION_TIMEOUT with the literal text.
-        throw new CommandFailure(`${ctx.method} 超时：等待时间内条件一直没有满足`, {
-          errorCode: 'ACTION_TIMEOUT',
-          retryable: true,
-          retryAfterMs: 1500,
-          waitedMs: Date.now() - started,
-          urlPattern: p.urlPattern,
-          hint: '在这段时间里没有 URL 匹配 urlPattern 的响应：用 get_requests 核对实际的请求地址，或加大 timeoutSeconds',
-        });
-      }
+    let round = 0;
+    try {
+      e = await waitInSeries(
+        until,
+        (timeoutMs) => {
+          if (round++ > 0) lookBack = Date.now() - started;
+          return ops.waitForResponse.call(
+            sessionOf(ctx),
+            { pattern: p.urlPattern, look_back_ms: lookBack },
+            { timeoutMs },
+          );
+        },
+        timedOut,
+      );
+    } catch (err) {
+      if (!timedOut(err)) throw err;
+      // The wait family's timeout (§5.2): ACTION_TIMEOUT with the literal text.
+      throw new CommandFailure(`${ctx.method} 超时：等待时间内条件一直没有满足`, {
+        errorCode: 'ACTION_TIMEOUT',
+        retryable: true,
+        retryAfterMs: 1500,
+        waitedMs: Date.now() - started,
+        urlPattern: p.urlPattern,
+        hint: '在这段时间里没有 URL 匹配 urlPattern 的响应：用 get_requests 核对实际的请求地址，或加大 timeoutSeconds',
+      });
     }
     const b = await bodyData(ctx, e, p.maxChars ?? DEFAULT_MAX_CHARS);
     return {

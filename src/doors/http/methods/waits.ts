@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ops, TabwrightError } from '../../../engine/api.js';
 import type { WaitConditions } from '../../../engine/waits.js';
 import { CommandFailure, type Data, invalidArgument } from '../envelope.js';
-import { type HttpMethod, type MethodContext, method, pageOf } from './common.js';
+import { ENGINE_MAX_TIMEOUT_MS, type HttpMethod, type MethodContext, method, pageOf } from './common.js';
 import { WAITED_REPLY } from './replies.js';
 import { frameIdFor, frameParam } from './target.js';
 
@@ -12,7 +12,6 @@ import { frameIdFor, frameParam } from './target.js';
  * caller's time is up.
  */
 
-const ENGINE_MAX_MS = 60_000;
 /** Upstream's hard limit for the LONG_RUNNING set (browser.command.hardTimeoutMs). */
 export const LONG_RUNNING_MAX_SECONDS = 900;
 const seconds = z.number().positive().max(LONG_RUNNING_MAX_SECONDS).optional();
@@ -29,6 +28,25 @@ function isWaitTimeout(err: unknown): err is TabwrightError {
   );
 }
 
+/**
+ * One long wait as a series of engine waits (each at most ENGINE_MAX_TIMEOUT_MS) until `until`:
+ * `attempt(timeoutMs)` runs again while `timedOut(err)` says the engine's wait ran out and at least
+ * 50 ms are left; any other error, or the last timeout, is thrown.
+ */
+export async function waitInSeries<T>(
+  until: number,
+  attempt: (timeoutMs: number) => Promise<T>,
+  timedOut: (err: unknown) => boolean = isWaitTimeout,
+): Promise<T> {
+  for (;;) {
+    try {
+      return await attempt(Math.max(1, Math.min(until - Date.now(), ENGINE_MAX_TIMEOUT_MS)));
+    } catch (err) {
+      if (!timedOut(err) || until - Date.now() < 50) throw err;
+    }
+  }
+}
+
 async function waitFor(
   ctx: MethodContext,
   conditions: WaitConditions,
@@ -41,20 +59,10 @@ async function waitFor(
   const started = Date.now();
   const until = started + timeoutOf(timeoutSeconds);
   try {
-    for (;;) {
-      const left = until - Date.now();
-      try {
-        const r = await ops.wait.call(
-          pageOf(ctx),
-          { conditions, frame },
-          { timeoutMs: Math.max(1, Math.min(left, ENGINE_MAX_MS)) },
-        );
-        return { waitedMs: Date.now() - started, url: r.url };
-      } catch (err) {
-        // One engine wait is at most 60 s: wait again while the caller's time lasts.
-        if (!isWaitTimeout(err) || until - Date.now() < 50) throw err;
-      }
-    }
+    const r = await waitInSeries(until, (timeoutMs) =>
+      ops.wait.call(pageOf(ctx), { conditions, frame }, { timeoutMs }),
+    );
+    return { waitedMs: Date.now() - started, url: r.url };
   } catch (err) {
     if (isWaitTimeout(err)) {
       throw new CommandFailure(`${ctx.method} 超时：等待时间内条件一直没有满足`, {

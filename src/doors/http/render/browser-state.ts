@@ -1,3 +1,4 @@
+import { REDACTED } from '../../../engine/api.js';
 import type { SnapshotNode } from '../../../snapshot/index.js';
 import { DOM_ATTRIBUTES } from '../../kit/index.js';
 
@@ -135,11 +136,11 @@ export function lineAttrs(n: SnapshotNode): [string, string][] {
   if (n.tag === 'select') {
     if (n.value) a['selected-text'] = n.value;
   } else if (n.value !== undefined && n.value !== '' && (n.tag === 'input' || n.tag === 'textarea')) {
-    a.value = type === 'password' ? '[redacted]' : n.value;
+    a.value = type === 'password' ? REDACTED : n.value;
   } else if (n.value !== undefined && n.value !== '' && a.value === undefined && n.tag !== 'option') {
     a.value = n.value;
   }
-  if (type === 'password' && a.value !== undefined) a.value = '[redacted]';
+  if (type === 'password' && a.value !== undefined) a.value = REDACTED;
   if (st.readonly) a.readonly = 'true';
   if (st.disabled) a.disabled = 'true';
   if (n.tag === 'option' && st.selected) a.selected = 'true';
