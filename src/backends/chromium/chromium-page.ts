@@ -18,18 +18,13 @@ import type {
   ScreenshotResult,
   WaitUntil,
 } from '../backend.js';
+import { evaluable } from '../evaluable.js';
 import { imageSize } from '../image-size.js';
 import { ChromiumInput, setFilesInFrame } from './chromium-input.js';
 import { FastChannel } from './fast-channel.js';
 import { playwrightCore } from './load-playwright.js';
 import { RequestKeys } from './request-objects.js';
 import { translatePlaywrightError } from './translate-error.js';
-
-/** playwright evaluates a string as an expression; a function expression is called, as documented. */
-function evaluable(expression: string): string {
-  const fnLike = /^(async\s+)?(function\b|\([^)]*\)\s*=>|[\w$]+\s*=>)/.test(expression.trim());
-  return fnLike ? `(${expression})()` : expression;
-}
 
 export class ChromiumFrame implements BackendFrame {
   constructor(

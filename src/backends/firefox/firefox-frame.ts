@@ -1,14 +1,9 @@
 import type { Script } from 'webdriver-bidi-protocol';
 import type { BackendFrame } from '../backend.js';
+import { evaluable } from '../evaluable.js';
 import type { BidiConnection } from './bidi-connection.js';
 import { fromRemote, toLocal } from './remote-value.js';
 import { translateBidiError, withTimeout } from './translate-error.js';
-
-/** playwright's rule, kept for both backends: a function expression is called. */
-export function evaluable(expression: string): string {
-  const fnLike = /^(async\s+)?(function\b|\([^)]*\)\s*=>|[\w$]+\s*=>)/.test(expression.trim());
-  return fnLike ? `(${expression})()` : expression;
-}
 
 /** Runs script in one browsing context (a tab's top-level document or a frame), in its page realm. */
 export class ScriptTarget {
