@@ -35,32 +35,26 @@ export class ScriptTarget {
 
   /** Calls fn(arg) in the page's realm and returns its JSON-like result. */
   async call<R>(fn: string, args: unknown[], timeoutMs: number, operation = 'page.eval'): Promise<R> {
-    try {
-      const r = await withTimeout(
-        this.conn.send('script.callFunction', {
-          functionDeclaration: fn,
-          awaitPromise: true,
-          target: { context: this.context },
-          arguments: args.map(toLocal),
-          resultOwnership: 'none',
-          serializationOptions: { maxDomDepth: 0, maxObjectDepth: null as unknown as number },
-          // As playwright's evaluate: page code may count on a user gesture (focus, selection).
-          userActivation: true,
-        }),
-        timeoutMs,
-      );
-      return fromRemote(this.check(r)) as R;
-    } catch (err) {
-      this.fail(err, operation, timeoutMs);
-    }
+    return fromRemote(await this.callFunction(fn, args.map(toLocal), timeoutMs, operation, null)) as R;
   }
 
   /** As call, but returns the raw remote value with a handle (`sharedId` for nodes) the caller can pass on. */
-  async callRaw(
+  callRaw(
     fn: string,
     args: Script.LocalValue[],
     timeoutMs: number,
     operation: string,
+  ): Promise<Script.RemoteValue> {
+    return this.callFunction(fn, args, timeoutMs, operation, 1);
+  }
+
+  /** script.callFunction in the page realm; maxObjectDepth null serializes the whole result. */
+  private async callFunction(
+    fn: string,
+    args: Script.LocalValue[],
+    timeoutMs: number,
+    operation: string,
+    maxObjectDepth: number | null,
   ): Promise<Script.RemoteValue> {
     try {
       const r = await withTimeout(
@@ -70,7 +64,8 @@ export class ScriptTarget {
           target: { context: this.context },
           arguments: args,
           resultOwnership: 'none',
-          serializationOptions: { maxDomDepth: 0, maxObjectDepth: 1 },
+          serializationOptions: { maxDomDepth: 0, maxObjectDepth: maxObjectDepth as number },
+          // As playwright's evaluate: page code may count on a user gesture (focus, selection).
           userActivation: true,
         }),
         timeoutMs,
