@@ -8,8 +8,8 @@ import type {
   BackendDiscovery,
   ContextNetworkOptions,
   LaunchSettings,
-  SetupProblem,
 } from '../backend.js';
+import { discoverBinary } from '../binary-version.js';
 import {
   CHROMIUM_INSTALL_COMMAND,
   chromiumVersion,
@@ -42,31 +42,14 @@ export class ChromiumBackend implements Backend {
   }
 
   discover(): BackendDiscovery {
-    const problems: SetupProblem[] = [];
-    let selected: string | null = null;
-    try {
-      selected = findChromium()?.path ?? null;
-    } catch (err) {
-      if (err instanceof TabwrightError)
-        problems.push({
-          code: 'browser_path_invalid',
-          message: err.message,
-          manual_steps: [CHROMIUM_INSTALL_COMMAND],
-        });
-    }
-    const browsers = listChromiumCandidates()
-      .filter((c) => c.executable || c.source === 'TABWRIGHT_CHROMIUM')
-      .map((c) => ({
-        ...c,
-        version: c.executable ? (chromiumVersion(c.path) ?? null) : null,
-        selected: c.path === selected,
-      }));
-    if (!selected && problems.length === 0)
-      problems.push({
-        code: 'browser_missing',
-        message: `No Chromium found. Install it with: ${CHROMIUM_INSTALL_COMMAND} (as root), or set TABWRIGHT_CHROMIUM.`,
-        manual_steps: [CHROMIUM_INSTALL_COMMAND],
-      });
+    const { browsers, selected, problems } = discoverBinary({
+      family: 'Chromium',
+      variable: 'TABWRIGHT_CHROMIUM',
+      installCommand: CHROMIUM_INSTALL_COMMAND,
+      candidates: listChromiumCandidates(),
+      find: () => findChromium()?.path,
+      version: chromiumVersion,
+    });
     for (const bad of invalidProductPaths())
       problems.push({
         code: 'product_path_invalid',

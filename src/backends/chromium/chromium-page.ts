@@ -18,18 +18,14 @@ import type {
   ScreenshotResult,
   WaitUntil,
 } from '../backend.js';
+import { evaluable } from '../evaluable.js';
 import { imageSize } from '../image-size.js';
+import { withTimeout as boundCall } from '../timeout.js';
 import { ChromiumInput, setFilesInFrame } from './chromium-input.js';
 import { FastChannel } from './fast-channel.js';
 import { playwrightCore } from './load-playwright.js';
 import { RequestKeys } from './request-objects.js';
 import { translatePlaywrightError } from './translate-error.js';
-
-/** playwright evaluates a string as an expression; a function expression is called, as documented. */
-function evaluable(expression: string): string {
-  const fnLike = /^(async\s+)?(function\b|\([^)]*\)\s*=>|[\w$]+\s*=>)/.test(expression.trim());
-  return fnLike ? `(${expression})()` : expression;
-}
 
 export class ChromiumFrame implements BackendFrame {
   constructor(
@@ -529,17 +525,6 @@ function isHeadless(p: Page): Promise<boolean> {
 }
 
 /** Playwright has no timeout for some calls (title, evaluate); this bounds them. */
-async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new (playwrightCore().errors.TimeoutError)(`timed out after ${ms} ms`)),
-      ms,
-    );
-  });
-  try {
-    return await Promise.race([p, t]);
-  } finally {
-    clearTimeout(timer);
-  }
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return boundCall(p, ms, () => new (playwrightCore().errors.TimeoutError)(`timed out after ${ms} ms`));
 }

@@ -1,5 +1,5 @@
 import { TabwrightError } from '../../engine/errors.js';
-import { binaryVersion, isExecutable } from '../binary-version.js';
+import { type BinaryCandidate, binaryCandidates, binaryVersion, isExecutable } from '../binary-version.js';
 import candidates from './candidates.json' with { type: 'json' };
 
 export const CHROMIUM_INSTALL_COMMAND = candidates.installCommand;
@@ -21,20 +21,8 @@ export function searchPaths(env = process.env): string[] {
 }
 
 /** Every candidate with whether it exists; used by `tabwright doctor`. */
-export function listChromiumCandidates(
-  env = process.env,
-): { path: string; source: string; executable: boolean }[] {
-  const out: { path: string; source: string; executable: boolean }[] = [];
-  if (env.TABWRIGHT_CHROMIUM) {
-    out.push({
-      path: env.TABWRIGHT_CHROMIUM,
-      source: 'TABWRIGHT_CHROMIUM',
-      executable: isExecutable(env.TABWRIGHT_CHROMIUM),
-    });
-  }
-  for (const path of searchPaths(env))
-    out.push({ path, source: 'default path', executable: isExecutable(path) });
-  return out;
+export function listChromiumCandidates(env = process.env): BinaryCandidate[] {
+  return binaryCandidates('TABWRIGHT_CHROMIUM', env.TABWRIGHT_CHROMIUM, searchPaths(env));
 }
 
 /** The vendors' Chromium-based builds tabwright knows (candidates.json `products`): chrome, edge. */

@@ -1,6 +1,6 @@
 import { TabwrightError } from '../../engine/errors.js';
-import type { BackendDiscovery, SetupProblem } from '../backend.js';
-import { binaryVersion, isExecutable } from '../binary-version.js';
+import type { BackendDiscovery } from '../backend.js';
+import { binaryCandidates, binaryVersion, discoverBinary, isExecutable } from '../binary-version.js';
 
 export const FIREFOX_INSTALL_COMMAND = 'apt-get update && apt-get install -y firefox-esr';
 
@@ -13,19 +13,6 @@ const FIREFOX_PATHS = [
   '/snap/bin/firefox',
   '/Applications/Firefox.app/Contents/MacOS/firefox',
 ];
-
-function candidates(env = process.env): { path: string; source: string; executable: boolean }[] {
-  const out: { path: string; source: string; executable: boolean }[] = [];
-  if (env.TABWRIGHT_FIREFOX)
-    out.push({
-      path: env.TABWRIGHT_FIREFOX,
-      source: 'TABWRIGHT_FIREFOX',
-      executable: isExecutable(env.TABWRIGHT_FIREFOX),
-    });
-  for (const path of FIREFOX_PATHS)
-    out.push({ path, source: 'default path', executable: isExecutable(path) });
-  return out;
-}
 
 /** $TABWRIGHT_FIREFOX first (an error if it points nowhere), then the default paths. */
 export function findFirefox(env = process.env): string | undefined {
@@ -57,32 +44,12 @@ export function firefoxVersion(path: string): string | undefined {
 }
 
 export function discoverFirefox(env = process.env): BackendDiscovery {
-  const problems: SetupProblem[] = [];
-  let selected: string | null = null;
-  try {
-    selected = findFirefox(env) ?? null;
-  } catch (err) {
-    if (err instanceof TabwrightError)
-      problems.push({
-        code: 'browser_path_invalid',
-        message: err.message,
-        manual_steps: [FIREFOX_INSTALL_COMMAND],
-      });
-  }
-  const browsers = candidates(env)
-    .filter((c) => c.executable || c.source === 'TABWRIGHT_FIREFOX')
-    // One entry per binary: /usr/bin/firefox is often a link to firefox-esr's launcher.
-    .filter((c, i, all) => all.findIndex((o) => o.path === c.path) === i)
-    .map((c) => ({
-      ...c,
-      version: c.executable ? (firefoxVersion(c.path) ?? null) : null,
-      selected: c.path === selected,
-    }));
-  if (!selected && problems.length === 0)
-    problems.push({
-      code: 'browser_missing',
-      message: `No Firefox found. Install it with: ${FIREFOX_INSTALL_COMMAND} (as root), or set TABWRIGHT_FIREFOX.`,
-      manual_steps: [FIREFOX_INSTALL_COMMAND],
-    });
-  return { browsers, selected, problems };
+  return discoverBinary({
+    family: 'Firefox',
+    variable: 'TABWRIGHT_FIREFOX',
+    installCommand: FIREFOX_INSTALL_COMMAND,
+    candidates: binaryCandidates('TABWRIGHT_FIREFOX', env.TABWRIGHT_FIREFOX, FIREFOX_PATHS),
+    find: () => findFirefox(env),
+    version: firefoxVersion,
+  });
 }

@@ -58,8 +58,8 @@ export class FirefoxBrowser implements BackendBrowser {
   /** Child browsing context → its tab. */
   private readonly frameTop = new Map<string, string>();
   private readonly contexts = new Map<string, FirefoxContext>();
-  private interceptId: Promise<string> | null = null;
-  private authInterceptId: Promise<string> | null = null;
+  /** One network intercept per phase, added when first needed; forgotten if adding it failed. */
+  private readonly intercepts = new Map<Network.InterceptPhase, Promise<string>>();
   private fileChoosersIntercepted = false;
 
   private constructor(
@@ -216,27 +216,22 @@ export class FirefoxBrowser implements BackendBrowser {
 
   /** The one request intercept of the browser, added when a context first filters or routes. */
   ensureIntercept(): Promise<string> {
-    if (!this.interceptId) {
-      this.interceptId = this.conn
-        .send('network.addIntercept', { phases: ['beforeRequestSent'] })
-        .then((r) => r.intercept);
-      this.interceptId.catch(() => {
-        this.interceptId = null;
-      });
-    }
-    return this.interceptId;
+    return this.intercept('beforeRequestSent');
   }
 
+  /** The one auth intercept, added when a context first sets HTTP credentials. */
   ensureAuthIntercept(): Promise<string> {
-    if (!this.authInterceptId) {
-      this.authInterceptId = this.conn
-        .send('network.addIntercept', { phases: ['authRequired'] })
-        .then((r) => r.intercept);
-      this.authInterceptId.catch(() => {
-        this.authInterceptId = null;
-      });
+    return this.intercept('authRequired');
+  }
+
+  private intercept(phase: Network.InterceptPhase): Promise<string> {
+    let id = this.intercepts.get(phase);
+    if (!id) {
+      id = this.conn.send('network.addIntercept', { phases: [phase] }).then((r) => r.intercept);
+      this.intercepts.set(phase, id);
+      id.catch(() => this.intercepts.delete(phase));
     }
-    return this.authInterceptId;
+    return id;
   }
 
   version(): string {

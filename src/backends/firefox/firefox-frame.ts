@@ -1,14 +1,9 @@
 import type { Script } from 'webdriver-bidi-protocol';
 import type { BackendFrame } from '../backend.js';
+import { evaluable } from '../evaluable.js';
 import type { BidiConnection } from './bidi-connection.js';
 import { fromRemote, toLocal } from './remote-value.js';
 import { translateBidiError, withTimeout } from './translate-error.js';
-
-/** playwright's rule, kept for both backends: a function expression is called. */
-export function evaluable(expression: string): string {
-  const fnLike = /^(async\s+)?(function\b|\([^)]*\)\s*=>|[\w$]+\s*=>)/.test(expression.trim());
-  return fnLike ? `(${expression})()` : expression;
-}
 
 /** Runs script in one browsing context (a tab's top-level document or a frame), in its page realm. */
 export class ScriptTarget {
@@ -40,32 +35,26 @@ export class ScriptTarget {
 
   /** Calls fn(arg) in the page's realm and returns its JSON-like result. */
   async call<R>(fn: string, args: unknown[], timeoutMs: number, operation = 'page.eval'): Promise<R> {
-    try {
-      const r = await withTimeout(
-        this.conn.send('script.callFunction', {
-          functionDeclaration: fn,
-          awaitPromise: true,
-          target: { context: this.context },
-          arguments: args.map(toLocal),
-          resultOwnership: 'none',
-          serializationOptions: { maxDomDepth: 0, maxObjectDepth: null as unknown as number },
-          // As playwright's evaluate: page code may count on a user gesture (focus, selection).
-          userActivation: true,
-        }),
-        timeoutMs,
-      );
-      return fromRemote(this.check(r)) as R;
-    } catch (err) {
-      this.fail(err, operation, timeoutMs);
-    }
+    return fromRemote(await this.callFunction(fn, args.map(toLocal), timeoutMs, operation, null)) as R;
   }
 
   /** As call, but returns the raw remote value with a handle (`sharedId` for nodes) the caller can pass on. */
-  async callRaw(
+  callRaw(
     fn: string,
     args: Script.LocalValue[],
     timeoutMs: number,
     operation: string,
+  ): Promise<Script.RemoteValue> {
+    return this.callFunction(fn, args, timeoutMs, operation, 1);
+  }
+
+  /** script.callFunction in the page realm; maxObjectDepth null serializes the whole result. */
+  private async callFunction(
+    fn: string,
+    args: Script.LocalValue[],
+    timeoutMs: number,
+    operation: string,
+    maxObjectDepth: number | null,
   ): Promise<Script.RemoteValue> {
     try {
       const r = await withTimeout(
@@ -75,7 +64,8 @@ export class ScriptTarget {
           target: { context: this.context },
           arguments: args,
           resultOwnership: 'none',
-          serializationOptions: { maxDomDepth: 0, maxObjectDepth: 1 },
+          serializationOptions: { maxDomDepth: 0, maxObjectDepth: maxObjectDepth as number },
+          // As playwright's evaluate: page code may count on a user gesture (focus, selection).
           userActivation: true,
         }),
         timeoutMs,

@@ -1,5 +1,6 @@
 import { firstLine, TabwrightError } from '../../engine/errors.js';
 import { timeoutError } from '../outcome-errors.js';
+import { withTimeout as boundCall } from '../timeout.js';
 import { BidiClosedError, BidiError } from './bidi-connection.js';
 
 /** A call that outlived its budget (the BiDi command may still finish in the browser). */
@@ -9,16 +10,8 @@ export class FirefoxTimeout extends Error {
   }
 }
 
-export async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new FirefoxTimeout(ms)), ms);
-  });
-  try {
-    return await Promise.race([p, t]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return boundCall(p, ms, () => new FirefoxTimeout(ms));
 }
 
 /** What a BiDi command answers for a capability Firefox does not have (yet). */
