@@ -1,5 +1,5 @@
 import type { BackendFrame } from '../../backends/backend.js';
-import { pageCall } from '../../snapshot/page-functions.js';
+import { evaluateWithPageScript } from '../../snapshot/page-functions.js';
 import { registryOf } from '../../snapshot/refs.js';
 import type { Deadline } from '../deadline.js';
 import type { Page } from '../page.js';
@@ -95,15 +95,13 @@ const layers = outer.map(({ el, matchedBy, r }) => {
 return { layers };
 `;
 
-const layersFunction = new Function(LAYERS_SOURCE) as () => { missing?: boolean; layers?: RawLayer[] };
+const layersFunction = new Function(LAYERS_SOURCE) as (_: undefined) => {
+  missing?: boolean;
+  layers?: RawLayer[];
+};
 
 async function readLayers(frame: BackendFrame, d: Deadline): Promise<RawLayer[]> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const res = await frame.evaluate(layersFunction, undefined, Math.max(1, d.remaining()));
-    if (!res.missing) return res.layers ?? [];
-    await frame.evaluate(pageCall, { op: 'check', doc: '', id: 0 }, Math.max(1, d.remaining()));
-  }
-  return [];
+  return (await evaluateWithPageScript(frame, layersFunction, undefined, d))?.layers ?? [];
 }
 
 /** Modal layers of the page's main frame, as Modals (`matched_by` says how each was recognised). */
