@@ -3,7 +3,7 @@ import { evaluateWithPageScript } from '../../snapshot/page-functions.js';
 import { registryOf } from '../../snapshot/refs.js';
 import type { Deadline } from '../deadline.js';
 import type { Page } from '../page.js';
-import { isCloseLabel, type Modal } from './modals.js';
+import { isCloseLabel, type Modal, mentionsClose } from './modals.js';
 
 /**
  * Modal layers the way a person sees them, for pages whose modals declare no role (ant-design's
@@ -119,7 +119,7 @@ export async function modalLayers(page: Page, d: Deadline): Promise<Modal[]> {
       text: l.text,
       buttons,
       blocking: l.blocking,
-      has_close: buttons.some((b) => isCloseLabel(b.name) || /close|关闭/i.test(b.name)),
+      has_close: buttons.some((b) => isCloseLabel(b.name) || mentionsClose(b.name)),
       element_ref: ref(l.identity),
       matched_by: l.matchedBy,
       ...(l.maskPoint ? { mask_point: l.maskPoint } : {}),
