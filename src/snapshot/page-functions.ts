@@ -1,3 +1,5 @@
+import type { BackendFrame } from '../backends/backend.js';
+import type { Deadline } from '../engine/deadline.js';
 import { PAGE_SCRIPT } from './injected/bundle.generated.js';
 import type { PageCall } from './injected/types.js';
 
@@ -22,6 +24,25 @@ const INSTALL = `
 
 /** Runs one call of the page API (installing it first when needed). */
 export const pageCall = new Function('arg', `${INSTALL}\nreturn tw.call(arg);`) as (arg: PageCall) => unknown;
+
+/**
+ * Evaluates a page function that reads the page script (which gives elements their identity) and
+ * answers `{ missing: true }` without it: installs the script and asks once more. undefined: the
+ * script is still missing after the install.
+ */
+export async function evaluateWithPageScript<A, R extends { missing?: boolean }>(
+  frame: BackendFrame,
+  fn: (arg: A) => R,
+  arg: A,
+  d: Deadline,
+): Promise<R | undefined> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const res = await frame.evaluate(fn, arg, Math.max(1, d.remaining()));
+    if (!res.missing) return res;
+    await frame.evaluate(pageCall, { op: 'check', doc: '', id: 0 }, Math.max(1, d.remaining()));
+  }
+  return undefined;
+}
 
 /**
  * Same, but the result comes back as one JSON string: Playwright's value

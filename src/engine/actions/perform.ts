@@ -411,9 +411,12 @@ function nextGate(): number {
 
 /** The dispatch the page can run in the guard's wake, when the guard passes (select: no trusted input exists for it). */
 function pipelinedStep(spec: PipelineSpec): ElementOp | undefined {
-  if (spec.action === 'select')
-    return { op: 'select', spec: { values: spec.values, labels: spec.labels, indexes: spec.indexes } };
-  return undefined;
+  return spec.action === 'select' ? selectOp(spec) : undefined;
+}
+
+/** The page's select op for a select step (sent with the guard or on its own). */
+function selectOp(spec: Extract<PipelineSpec, { action: 'select' }>): ElementOp {
+  return { op: 'select', spec: { values: spec.values, labels: spec.labels, indexes: spec.indexes } };
 }
 
 type SelectReply = { ok: true; selected: string[] } | { ok: false; missing: string[]; ambiguous?: true };
@@ -547,11 +550,7 @@ async function dispatch(
         throw new TabwrightError('invalid_request', 'select needs a target.', {
           details: { field: 'target' },
         });
-      const r = await elementCall<SelectReply>(
-        el,
-        { op: 'select', spec: { values: spec.values, labels: spec.labels, indexes: spec.indexes } },
-        d,
-      );
+      const r = await elementCall<SelectReply>(el, selectOp(spec), d);
       return selectVerdict(el, r);
     }
     case 'check':

@@ -1,9 +1,9 @@
 import type { BackendFrame } from '../../backends/backend.js';
-import { pageCall } from '../../snapshot/page-functions.js';
+import { evaluateWithPageScript } from '../../snapshot/page-functions.js';
 import { registryOf } from '../../snapshot/refs.js';
 import type { Deadline } from '../deadline.js';
 import type { Page } from '../page.js';
-import { isCloseLabel, type Modal } from './modals.js';
+import { isCloseLabel, type Modal, mentionsClose } from './modals.js';
 
 /**
  * Modal layers the way a person sees them, for pages whose modals declare no role (ant-design's
@@ -95,15 +95,13 @@ const layers = outer.map(({ el, matchedBy, r }) => {
 return { layers };
 `;
 
-const layersFunction = new Function(LAYERS_SOURCE) as () => { missing?: boolean; layers?: RawLayer[] };
+const layersFunction = new Function(LAYERS_SOURCE) as (_: undefined) => {
+  missing?: boolean;
+  layers?: RawLayer[];
+};
 
 async function readLayers(frame: BackendFrame, d: Deadline): Promise<RawLayer[]> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const res = await frame.evaluate(layersFunction, undefined, Math.max(1, d.remaining()));
-    if (!res.missing) return res.layers ?? [];
-    await frame.evaluate(pageCall, { op: 'check', doc: '', id: 0 }, Math.max(1, d.remaining()));
-  }
-  return [];
+  return (await evaluateWithPageScript(frame, layersFunction, undefined, d))?.layers ?? [];
 }
 
 /** Modal layers of the page's main frame, as Modals (`matched_by` says how each was recognised). */
@@ -121,7 +119,7 @@ export async function modalLayers(page: Page, d: Deadline): Promise<Modal[]> {
       text: l.text,
       buttons,
       blocking: l.blocking,
-      has_close: buttons.some((b) => isCloseLabel(b.name) || /close|关闭/i.test(b.name)),
+      has_close: buttons.some((b) => isCloseLabel(b.name) || mentionsClose(b.name)),
       element_ref: ref(l.identity),
       matched_by: l.matchedBy,
       ...(l.maskPoint ? { mask_point: l.maskPoint } : {}),

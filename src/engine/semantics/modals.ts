@@ -13,6 +13,11 @@ export function isCloseLabel(label: string): boolean {
   return CLOSE_LABELS.test(label.trim());
 }
 
+/** A button name that says close somewhere in it ("Close dialog", "关闭窗口"): the fallback after isCloseLabel. */
+export function mentionsClose(label: string): boolean {
+  return /close|关闭/i.test(label);
+}
+
 export interface ModalButton {
   /** Its accessible name, or its visible text. */
   name: string;
@@ -100,7 +105,6 @@ export function pickModalButton(
   const button = want.button
     ? (modal.buttons.find((b) => b.name.trim() === want.button) ??
       modal.buttons.find((b) => b.name.includes(want.button!)))
-    : (modal.buttons.find((b) => isCloseLabel(b.name)) ??
-      modal.buttons.find((b) => /close|关闭/i.test(b.name)));
+    : (modal.buttons.find((b) => isCloseLabel(b.name)) ?? modal.buttons.find((b) => mentionsClose(b.name)));
   return { modal, button };
 }

@@ -1,5 +1,5 @@
 import type { BackendFrame } from '../../backends/backend.js';
-import { pageCall } from '../../snapshot/page-functions.js';
+import { evaluateWithPageScript } from '../../snapshot/page-functions.js';
 import { registryOf } from '../../snapshot/refs.js';
 import type { Deadline } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
@@ -150,12 +150,8 @@ return {
 const pickFunction = new Function('spec', PICK_SOURCE) as (spec: PickSpec) => PageAnswer;
 
 async function ask(frame: BackendFrame, spec: PickSpec, d: Deadline): Promise<PageAnswer> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const res = await frame.evaluate(pickFunction, spec, Math.max(1, d.remaining()));
-    if (!res.missing) return res;
-    // The snapshot script gives elements their identity; install it.
-    await frame.evaluate(pageCall, { op: 'check', doc: '', id: 0 }, Math.max(1, d.remaining()));
-  }
+  const res = await evaluateWithPageScript(frame, pickFunction, spec, d);
+  if (res) return res;
   throw new TabwrightError('internal_error', 'The page script could not be installed. Retry.');
 }
 

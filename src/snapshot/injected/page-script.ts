@@ -975,6 +975,18 @@ function contentTextHidden(el: Element, visited = new Set<Element>()): string {
   return contentText(el, visited, false, el.closest('[aria-hidden="true"]') !== null);
 }
 
+/** A text field's or a form control's name without an author one: its labels, title, then placeholder. */
+function fieldName(el: Element): string {
+  const l = labelsText(el);
+  if (l) return l;
+  const title = el.getAttribute('title');
+  if (title?.trim()) return norm(title);
+  // A shown <label> that says nothing still labels the field: Chromium then names it "", not
+  // by its placeholder.
+  if (hasShownLabel(el)) return '';
+  return norm(el.getAttribute('placeholder') ?? '');
+}
+
 /** Has a <label> that is not hidden (see labelsText). */
 function hasShownLabel(el: Element): boolean {
   return Array.from((el as HTMLInputElement).labels ?? []).some((l) => !labelHidden(l));
@@ -1030,24 +1042,10 @@ function accName(el: Element, role: string): string {
       // An explicit empty alt is the name; otherwise the button's default caption.
       return el.getAttribute('alt') === '' ? '' : 'Submit';
     }
-    const l = labelsText(el);
-    if (l) return l;
-    const title = el.getAttribute('title');
-    if (title?.trim()) return norm(title);
-    // A shown <label> that says nothing still labels the field: Chromium then names it "", not
-    // by its placeholder.
-    if (hasShownLabel(el)) return '';
-    return norm(el.getAttribute('placeholder') ?? '');
+    return fieldName(el);
   }
   if (tag === 'textarea' || tag === 'select' || tag === 'meter' || tag === 'progress' || tag === 'output') {
-    const l = labelsText(el);
-    if (l) return l;
-    const title = el.getAttribute('title');
-    if (title?.trim()) return norm(title);
-    // A shown <label> that says nothing still labels the field: Chromium then names it "", not
-    // by its placeholder.
-    if (hasShownLabel(el)) return '';
-    return norm(el.getAttribute('placeholder') ?? '');
+    return fieldName(el);
   }
   if (tag === 'img' || tag === 'area') {
     const alt = el.getAttribute('alt');
