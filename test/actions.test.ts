@@ -145,21 +145,18 @@ describe('actions', () => {
   test('typed text is an IME commit: trusted beforeinput and textInput reach the page, which may cancel it', async () => {
     // What document.execCommand('insertText') would not do (it fires neither event, so editors, input
     // masks and React's onBeforeInput never see the text): keeps typing on Input.insertText.
+    // (The next test's beforeEach loads the form again.)
     await page.open(`${server.url}/fixtures/actions/editor-events.html`);
-    try {
-      await page.act({ selector: '#logged' }, { action: 'type', text: 'hi' });
-      const log = await page.evaluate('test', () => document.getElementById('log')!.textContent, null);
-      assert.deepEqual(log?.split('\n'), [
-        'beforeinput true true insertText hi',
-        'textInput true true  hi',
-        'input true false insertText hi',
-      ]);
-      await page.act({ selector: '#digits' }, { action: 'type', text: '42' });
-      const refused = await page.act({ selector: '#digits' }, { action: 'type', text: 'x7' });
-      assert.deepEqual(refused.changes.value, { before: '42', after: '42' });
-    } finally {
-      await load();
-    }
+    await page.act({ selector: '#logged' }, { action: 'type', text: 'hi' });
+    const log = await page.evaluate('test', () => document.getElementById('log')!.textContent, null);
+    assert.deepEqual(log?.split('\n'), [
+      'beforeinput true true insertText hi',
+      'textInput true true  hi',
+      'input true false insertText hi',
+    ]);
+    await page.act({ selector: '#digits' }, { action: 'type', text: '42' });
+    const refused = await page.act({ selector: '#digits' }, { action: 'type', text: 'x7' });
+    assert.deepEqual(refused.changes.value, { before: '42', after: '42' });
   });
 
   test('fill replaces the value and verifies it', async () => {
