@@ -63,6 +63,30 @@ describe('leftovers', () => {
     }
   });
 
+  test('a context that does not close in time is cleaned up at browser level and reported', async () => {
+    const home = tempHome();
+    homes.push(home);
+    const engine = newEngine(home.dir);
+    try {
+      const s = await engine.startSession({}, { timeoutMs: 30_000 });
+      await s.page().open('about:blank');
+      const [rec] = records(home.dir);
+      const pid = rec!.browser_pid as number;
+      const profile = rec!.temporary_profile as string;
+      // A stopped browser answers nothing: context.close() would wait forever.
+      process.kill(-pid, 'SIGSTOP');
+      await engine.closeSession(s.id, { timeoutMs: 1_000 });
+      assert.equal(engine.counts().stuck_closes, 1, 'the late close is reported');
+      await until(`browser ${pid} to be killed`, () => !alive(pid));
+      assert.equal(existsSync(profile), false, 'its temporary profile is removed');
+      const next = await engine.startSession({}, { timeoutMs: 30_000 });
+      await next.page().open('about:blank');
+      assert.notEqual(await engine.sharedBrowserPid(), pid, 'the next session gets a fresh browser');
+    } finally {
+      await engine.close();
+    }
+  });
+
   test('after tabwright is killed, the next engine in the same home cleans up what it left', async () => {
     const home = tempHome();
     homes.push(home);

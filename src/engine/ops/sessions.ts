@@ -45,7 +45,7 @@ export const closeSession = defineOp({
   summary:
     'Close a session: ephemeral closes its context, persistent its browser (the profile stays), attach only disconnects.',
   input: z.object({ session_id: z.string().min(1) }).strict(),
-  run: (engine, i) => engine.closeSession(i.session_id),
+  run: (engine, i, opts) => engine.closeSession(i.session_id, opts),
 });
 
 export const listSessions = defineOp({
