@@ -253,7 +253,9 @@ test('missing and invalid parameters give HTTP 400 with the literal message', as
   // The engine's own parameter check (a URL it cannot use) is also a 400.
   const badUrl = await post({ id, method: 'go_to_url', params: { url: 'not a url' } });
   assert.equal(badUrl.status, 400, JSON.stringify(badUrl.json));
-  assert.match(badUrl.json.msg, /^go_to_url 失败：\[ACTION_FAILED\] /);
+  // One code in the message and in data.errorCode: a parameter problem, like the door's own.
+  assert.match(badUrl.json.msg, /^go_to_url 失败：\[INVALID_ARGUMENT\] /);
+  assert.equal(badUrl.json.data.errorCode, 'INVALID_ARGUMENT');
   assert.equal(badUrl.json.data.invalidArgument, true);
 
   // Not a command envelope at all: upstream's handler answers 200 (only a method's parameters are 400).
