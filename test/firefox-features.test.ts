@@ -53,6 +53,34 @@ const text = (page: Page, id: string) =>
   page.evaluate('test', (i) => document.getElementById(i)?.textContent ?? null, id);
 
 describe('Firefox: one page at a time per tab, tabs side by side', { concurrency: true }, () => {
+  test('every refusal the Firefox backend declares (family_limits) is a real unsupported_method', async () => {
+    // A valid input per declared operation: a limit declared without one fails here, so the list the
+    // doors render can never name an operation that is not refused, or drift from what is.
+    const inputs: Record<string, unknown> = {
+      'page.raw_session': {},
+      'page.raw_send': { method: 'Browser.getVersion' },
+      'session.raw_session': {},
+      'session.trace_start': {},
+      'session.trace_stop': { path: join(home.dir, 'trace.zip') },
+      'page.set_color_scheme': { scheme: 'dark' },
+    };
+    const declared = Object.keys(engine.browserLimits().firefox!.unsupportedOps);
+    assert.deepEqual(declared.sort(), Object.keys(inputs).sort(), 'a sample input for every declared limit');
+    const page = await session.newPage();
+    const all = Object.values(ops) as {
+      name: string;
+      scope: string;
+      call(s: unknown, i: unknown): Promise<unknown>;
+    }[];
+    for (const name of declared) {
+      const op = all.find((o) => o.name === name);
+      assert.ok(op, `${name} is an engine operation`);
+      const subject = op.scope === 'page' ? page : session;
+      await rejectsWith(() => op.call(subject, inputs[name]), 'unsupported_method');
+    }
+    await page.close();
+  });
+
   test('a link download is saved in the session folder and recorded', async () => {
     const page = await session.newPage({ url: `${server.url}/fixtures/downloads/index.html` });
     await page.evaluate(

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type {
   Backend,
   BackendBrowser,
+  BackendLimits,
   BrowserFamily,
   PlacementStatus,
   SessionPlacement,
@@ -132,6 +133,11 @@ export class Engine {
   /** The browser families this engine can drive, the default first. */
   get browserFamilies(): BrowserFamily[] {
     return this.backends.map((b) => b.name);
+  }
+
+  /** What each family of this engine refuses or does differently, as its backend declares it. */
+  browserLimits(): Record<string, BackendLimits> {
+    return Object.fromEntries(this.backends.map((b) => [b.name, b.limits]));
   }
 
   /** The backend of a family (the default one when absent); unsupported_target when there is none. */
