@@ -126,7 +126,7 @@ test('start: profile gives a persistent session; browser and id are validated', 
   assert.equal(busy.json.data.heldByTask, '42');
   await ok('42', 'close');
   const again = await ok('43', 'start', { profile: 'http-door', headless: false });
-  assert.equal(again.profileSeenBefore, true);
+  assert.equal(again.profileSeenBefore, true, 'the engine saw the directory the first start created');
   assert.equal(again.headlessHonored, false, 'the engine launches every task headless here');
   assert.match(again.headlessNote, /^headless:false 没有生效/);
   await ok('43', 'close');

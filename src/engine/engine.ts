@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type {
   Backend,
@@ -314,6 +314,7 @@ export class Engine {
             { details: { profile: name, session_id: existing.id } },
           );
         }
+        const profileExisted = existsSync(dir);
         mkdirSync(dir, { recursive: true });
         return withPolicyProxy(policy, async (proxy) => {
           const { browser, context } = await backend.launchPersistent(
@@ -331,6 +332,7 @@ export class Engine {
             context,
             ownsBrowser: true,
             profile: name,
+            profileExisted,
             proxy,
           });
           if (s.pages().length === 0) await s.newPage();

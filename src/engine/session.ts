@@ -51,6 +51,8 @@ export interface SessionParts {
   /** Whether closing the session closes the browser (persistent, remote) or leaves it (ephemeral: shared; attach: the user's). */
   ownsBrowser: boolean;
   profile?: string;
+  /** Persistent: whether the profile's directory was there before this session (false: created now, no logins). */
+  profileExisted?: boolean;
   endpoint?: string;
   policy: OriginPolicy;
   pageIds: IdSource;
@@ -94,6 +96,8 @@ export class Session {
   /** Whether file: URLs may be opened and fetched (off unless the Engine was created with allowFileUrls). */
   readonly allowFileUrls: boolean;
   readonly profile: string | null;
+  /** Persistent: whether its profile directory existed before this session started; null otherwise. */
+  readonly profileExisted: boolean | null;
   readonly endpoint: string | null;
   private readonly ownsBrowser: boolean;
   private readonly pageIds: IdSource;
@@ -126,6 +130,7 @@ export class Session {
     this.policy = parts.policy;
     this.allowFileUrls = parts.allowFileUrls ?? false;
     this.profile = parts.profile ?? null;
+    this.profileExisted = parts.profileExisted ?? null;
     this.endpoint = parts.endpoint ?? null;
     this.ownsBrowser = parts.ownsBrowser;
     this.pageIds = parts.pageIds;
