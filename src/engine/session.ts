@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BackendBrowser, BackendContext, BackendPage } from '../backends/backend.js';
+import { waitGone } from '../backends/process-tree.js';
 import { Deadline, type OperationOptions } from './deadline.js';
 import {
   DEFAULT_DIALOG_POLICY,
@@ -82,6 +83,12 @@ export interface StuckClose {
 
 /** How long a browser-level close may take after a context did not close in time, before a kill. */
 const BROWSER_CLOSE_GRACE_MS = 2_000;
+/**
+ * A close's deadline when the caller gives none: longer than other operations' 10 s, because a
+ * close that runs out kills a browser of the session's own, and a persistent profile's last writes
+ * (cookies) may then be lost; a busy machine can take more than 10 s to close Firefox.
+ */
+const CLOSE_TIMEOUT_MS = 30_000;
 
 /**
  * A session: one browser context and its tabs. Pages opened by the page
@@ -400,14 +407,14 @@ export class Session {
    * remote: closes what we opened. Attach: disconnects and leaves the user's
    * browser and tabs alone.
    *
-   * Bounded by the operation's deadline (default 10 s): a context that does not close in time is not
+   * Bounded by the operation's deadline (default 30 s): a context that does not close in time is not
    * waited for. A browser of the session's own is then closed at browser level, or killed with its
    * temporary profile removed; a shared one is the engine's to retire (onStuckClose), which also
    * reports the stuck close. Either way the call returns.
    */
   async close(opts: OperationOptions = {}): Promise<void> {
     if (this.closed) return;
-    const deadline = Deadline.from(opts);
+    const deadline = Deadline.from({ ...opts, timeoutMs: opts.timeoutMs ?? CLOSE_TIMEOUT_MS });
     this.closed = true;
     this.death.fail(
       new TabwrightError('session_not_found', `Session ${this.id} was closed.`, {
@@ -440,7 +447,13 @@ export class Session {
     const step = contextClosed ? 'browser' : 'context';
     // A hung browser of our own: one more bounded close, then the kill (a launched process and its
     // temporary profile; a Grid session is released; a remote server's browser is only disconnected).
-    if (!(await settlesWithin(this.browser.close(), BROWSER_CLOSE_GRACE_MS))) this.browser.forceClose();
+    if (!(await settlesWithin(this.browser.close(), BROWSER_CLOSE_GRACE_MS))) {
+      this.browser.forceClose();
+      // Until the killed process is reaped its profile lock names a live process: the profile is free
+      // for the next session only once it is gone.
+      const pid = this.browser.launchedProcess()?.pid;
+      if (pid !== undefined) await waitGone(pid, BROWSER_CLOSE_GRACE_MS);
+    }
     return { step, browserClosed: true, timeoutMs };
   }
 }
