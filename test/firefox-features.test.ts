@@ -273,8 +273,10 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
     try {
       const d = await p.call('provider.describe');
       assert.match(d.family_limits.firefox.unsupported_methods['cdp.send'], /Chrome DevTools Protocol/);
-      const sid = (await p.call('session.ensure', { browser_preference: 'firefox' }, 60_000))
-        .session_id as string;
+      // Firefox starts 6-8× slower than Chromium: on a busy machine more than the default 10 s.
+      const sid = (
+        await p.call('session.ensure', { browser_preference: 'firefox', timeout_ms: 45_000 }, 60_000)
+      ).session_id as string;
       await p.call('page.open', { session_id: sid, url: `${server.url}/fixtures/provider/index.html` });
       await p.call('page.click', { session_id: sid, selector: '#dl' });
       const done = await p.call('download.wait', { session_id: sid, timeout_ms: 15_000 });
@@ -294,6 +296,16 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
       assert.ok(!cdp.ok, JSON.stringify(cdp));
       assert.equal(cdp.error.code, 'unsupported_method', JSON.stringify(cdp.error));
       assert.match(cdp.error.message, /not available on Firefox.*Use a Chromium session/);
+      // The Firefox session's shared browser stays after it closes: status counts it as running
+      // although the default family (Chromium) never launched one.
+      await p.call('session.close', { session_id: sid });
+      const status = await p.call('provider.status');
+      assert.equal(status.sessions, 0);
+      assert.equal(status.browser_running, true, JSON.stringify(status.shared_browsers));
+      assert.deepEqual(
+        status.shared_browsers.map((b: { family: string; product: string | null }) => [b.family, b.product]),
+        [['firefox', null]],
+      );
     } finally {
       await p.close();
       h.cleanup();

@@ -500,6 +500,18 @@ export class Engine {
     return this.placement ? this.placement.status(timeoutMs) : null;
   }
 
+  /** The shared browsers running now, one per family and product (product null: the family's own binary). */
+  async sharedBrowsers(): Promise<{ family: BrowserFamily; product: string | null; pid: number | null }[]> {
+    const out: { family: BrowserFamily; product: string | null; pid: number | null }[] = [];
+    for (const [key, launching] of this.shared) {
+      const b = await launching.catch(() => undefined);
+      if (!b?.isConnected()) continue;
+      const [family, product] = key.split('/') as [BrowserFamily, string | undefined];
+      out.push({ family, product: product ?? null, pid: (await b.pid()) ?? null });
+    }
+    return out;
+  }
+
   /** For diagnostics and tests: the OS pid of the shared browser (of a family and product), if launched. */
   async sharedBrowserPid(family?: BrowserFamily, product?: string): Promise<number | undefined> {
     const b = await this.shared

@@ -153,7 +153,9 @@ export async function buildStatus(call: CallContext): Promise<Record<string, unk
   const detected = grid ? grid.reachable && grid.nodes_up > 0 : d.selected_browser !== null;
   const selected = d.browsers.find((b) => b.selected);
   const sessions = (await ops.listSessions.call(call.engine, {})).filter((s) => s.alive);
-  const running = sessions.length > 0 || (await ops.sharedBrowser.call(call.engine, {})).running;
+  // Any shared browser counts (a Firefox-only or Chrome-only one too), not only the default family's.
+  const shared = await ops.sharedBrowser.call(call.engine, {});
+  const running = sessions.length > 0 || shared.running;
   const diags: Record<string, unknown>[] = [];
   if (grid?.reachable) {
     diags.push({
@@ -185,6 +187,8 @@ export async function buildStatus(call: CallContext): Promise<Record<string, unk
     browser_version: selected?.version ?? null,
     /** Vendor builds installed here (chrome, edge) by path: what session.start `product` can launch. */
     browser_products: d.products,
+    /** The shared browsers running now (what ephemeral sessions use), per family and product, with pids. */
+    shared_browsers: shared.browsers,
     headless: !call.options.headed,
     sessions: sessions.length,
     home: d.home,
