@@ -23,9 +23,16 @@ const alive = (pid: number) => {
 const records = (home: string) => {
   const dir = join(home, 'run');
   if (!existsSync(dir)) return [];
+  // A record another process is writing right now may be empty or cut: it is read on the next poll.
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>);
+    .flatMap((f) => {
+      try {
+        return [JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
 };
 
 async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
@@ -82,6 +89,19 @@ describe('leftovers', () => {
       const next = await engine.startSession({}, { timeoutMs: 30_000 });
       await next.page().open('about:blank');
       assert.notEqual(await engine.sharedBrowserPid(), pid, 'the next session gets a fresh browser');
+
+      // A persistent session's own browser: killed at browser level, its profile free at once.
+      const own = await engine.startSession({ kind: 'persistent', profile: 'stuck' }, { timeoutMs: 30_000 });
+      const ownPid = own.browser.launchedProcess()!.pid;
+      process.kill(-ownPid, 'SIGSTOP');
+      await engine.closeSession(own.id, { timeoutMs: 1_000 });
+      assert.equal(engine.counts().stuck_closes, 2);
+      assert.equal(alive(ownPid), false, 'the stopped browser is killed and reaped when close returns');
+      const again = await engine.startSession(
+        { kind: 'persistent', profile: 'stuck' },
+        { timeoutMs: 30_000 },
+      );
+      assert.equal(again.profileExisted, true, 'the same profile opens again');
     } finally {
       await engine.close();
     }
