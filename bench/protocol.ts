@@ -21,6 +21,7 @@ import { toPageSnapshotV1 } from '../src/doors/provider/page-snapshot.js';
 import { createEngine, type Engine } from '../src/index.js';
 import { type DebuggableChromium, startDebuggableChromium } from '../test/helpers/external-browser.js';
 import { startFixtureServer } from '../test/helpers/fixture-server.js';
+import { median, percentile } from './lib/stats.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -31,10 +32,6 @@ const SNAPSHOTS = arg('snapshots', 30);
 const SAME_BROWSER = process.argv.includes('--same-browser');
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-}
 const ms = (x: number) => `${x.toFixed(3)} ms`;
 
 type EngineSession = Awaited<ReturnType<Engine['startSession']>>;
@@ -74,10 +71,10 @@ function sample() {
       // ratios follows the machine's drift better than a ratio of two medians.
       const over = (xs: number[]) => {
         const ratios = xs.map((x, i) => (x - engine[i]!) / engine[i]!);
-        return `${(pct(ratios, 50) * 100).toFixed(1)}%`;
+        return `${(median(ratios) * 100).toFixed(1)}%`;
       };
       console.log(
-        `    ${label}, ${(bytes / 1024).toFixed(0)} KiB: engine ${ms(pct(engine, 50))} | door, reply received ${ms(pct(received, 50))} → overhead ${over(received)} | + client JSON.parse ${ms(pct(decode, 50))} → ${ms(pct(decoded, 50))}, ${over(decoded)}`,
+        `    ${label}, ${(bytes / 1024).toFixed(0)} KiB: engine ${ms(median(engine))} | door, reply received ${ms(median(received))} → overhead ${over(received)} | + client JSON.parse ${ms(median(decode))} → ${ms(median(decoded))}, ${over(decoded)}`,
       );
     },
   };
@@ -103,7 +100,7 @@ async function main() {
       if (!r.ok) throw new Error(`status failed: ${r.error.message}`);
     }
     console.log(
-      `sequential provider.status ×${N}: p50 ${ms(pct(seq, 50))}  p99 ${ms(pct(seq, 99))}  mean ${ms(seq.reduce((a, b) => a + b, 0) / N)}`,
+      `sequential provider.status ×${N}: p50 ${ms(median(seq))}  p99 ${ms(percentile(seq, 99))}  mean ${ms(seq.reduce((a, b) => a + b, 0) / N)}`,
     );
 
     const sent = new Array<number>(N);
@@ -119,7 +116,7 @@ async function main() {
     );
     const total = performance.now() - t0;
     console.log(
-      `pipelined provider.status ×${N}: total ${total.toFixed(0)} ms (${Math.round((N / total) * 1000)} req/s)  latency p50 ${ms(pct(lat, 50))}  p99 ${ms(pct(lat, 99))}`,
+      `pipelined provider.status ×${N}: total ${total.toFixed(0)} ms (${Math.round((N / total) * 1000)} req/s)  latency p50 ${ms(median(lat))}  p99 ${ms(percentile(lat, 99))}`,
     );
 
     const policy = { allowed_origins: [server.url] };
@@ -153,7 +150,7 @@ async function main() {
       idle.push(performance.now() - t);
     }
     console.log(
-      `provider.status after 8 ms idle ×60: p50 ${ms(pct(idle, 50))} (the process hop's floor here)`,
+      `provider.status after 8 ms idle ×60: p50 ${ms(median(idle))} (the process hop's floor here)`,
     );
 
     console.log(`page.snapshot, median of ${SNAPSHOTS} (door = round trip through the provider process):`);

@@ -14,6 +14,7 @@ import type { ChromiumPage } from '../src/backends/chromium/chromium-page.js';
 import { createEngine } from '../src/index.js';
 import { startFixtureServer } from '../test/helpers/fixture-server.js';
 import { compareKeys, equivalencePages, interactiveKeys } from '../test/helpers/snapshot-equivalence.js';
+import { median } from './lib/stats.js';
 
 const args = process.argv.slice(2);
 const arg = (k: string, d?: string) => {
@@ -24,12 +25,6 @@ const iterations = Number(arg('--iterations', '5'));
 const filter = arg('--filter');
 const jsonOut = arg('--json');
 const OURS = { max_chars: 10_000_000 };
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 const server = await startFixtureServer();
 const home = mkdtempSync(join(tmpdir(), 'tabwright-bench-ff-'));

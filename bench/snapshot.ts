@@ -23,6 +23,7 @@ import { createEngine } from '../src/index.js';
 import { INTERACTIVE_ROLES } from '../src/snapshot/model.js';
 import { registryOf } from '../src/snapshot/refs.js';
 import { CORPUS_ROOT, startFixtureServer } from '../test/helpers/fixture-server.js';
+import { median, percentile } from './lib/stats.js';
 
 const INTERACTIVE = INTERACTIVE_ROLES;
 
@@ -47,15 +48,7 @@ const norm = (s: string) =>
 /** Chromium-internal roles whose ARIA mapping is a standard role. */
 const CHROMIUM_ROLE: Record<string, string> = { DisclosureTriangle: 'button' };
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-function p95(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]!;
-}
+const p95 = (xs: number[]) => percentile(xs, 95);
 
 /** Playwright's ref-bearing nodes with an interactive role: role + name. */
 function playwrightInteractive(yaml: string): { role: string; name: string; ref: string }[] {

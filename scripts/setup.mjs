@@ -154,10 +154,14 @@ if (process.argv.includes('--test')) {
   wanted.push(['openjdk-17-jre-headless', () => onPath('java')]);
 }
 const missing = wanted.filter(([, present]) => !present()).map(([pkg]) => pkg);
-if (missing.length > 0 && process.env.TABWRIGHT_SKIP_APT !== '1') {
+if (missing.length > 0) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const command = `apt-get install -y --no-install-recommends ${missing.join(' ')}`;
-  if (!isRoot || !existsSync('/usr/bin/apt-get')) {
+  if (process.env.TABWRIGHT_SKIP_APT === '1') {
+    say(
+      `not installed: ${missing.join(', ')} (TABWRIGHT_SKIP_APT=1: apt-get not run). Install: sudo ${command}`,
+    );
+  } else if (!isRoot || !existsSync('/usr/bin/apt-get')) {
     say(
       `not installed: ${missing.join(', ')} (Firefox sessions and the Grid tests need them). Install: sudo ${command}`,
     );

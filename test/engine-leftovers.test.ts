@@ -23,9 +23,16 @@ const alive = (pid: number) => {
 const records = (home: string) => {
   const dir = join(home, 'run');
   if (!existsSync(dir)) return [];
+  // A record another process is writing right now may be empty or cut: it is read on the next poll.
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>);
+    .flatMap((f) => {
+      try {
+        return [JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
 };
 
 async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
@@ -60,6 +67,43 @@ describe('leftovers', () => {
       assert.equal(existsSync(profile), false, `profile ${profile} removed (grace ${graceMs})`);
       assert.equal(existsSync(rec.work_dir as string), false, 'work directory removed');
       assert.deepEqual(records(home.dir), [], 'no record left');
+    }
+  });
+
+  test('a context that does not close in time is cleaned up at browser level and reported', async () => {
+    const home = tempHome();
+    homes.push(home);
+    const engine = newEngine(home.dir);
+    try {
+      const s = await engine.startSession({}, { timeoutMs: 30_000 });
+      await s.page().open('about:blank');
+      const [rec] = records(home.dir);
+      const pid = rec!.browser_pid as number;
+      const profile = rec!.temporary_profile as string;
+      // A stopped browser answers nothing: context.close() would wait forever.
+      process.kill(-pid, 'SIGSTOP');
+      await engine.closeSession(s.id, { timeoutMs: 1_000 });
+      assert.equal(engine.counts().stuck_closes, 1, 'the late close is reported');
+      await until(`browser ${pid} to be killed`, () => !alive(pid));
+      assert.equal(existsSync(profile), false, 'its temporary profile is removed');
+      const next = await engine.startSession({}, { timeoutMs: 30_000 });
+      await next.page().open('about:blank');
+      assert.notEqual(await engine.sharedBrowserPid(), pid, 'the next session gets a fresh browser');
+
+      // A persistent session's own browser: killed at browser level, its profile free at once.
+      const own = await engine.startSession({ kind: 'persistent', profile: 'stuck' }, { timeoutMs: 30_000 });
+      const ownPid = own.browser.launchedProcess()!.pid;
+      process.kill(-ownPid, 'SIGSTOP');
+      await engine.closeSession(own.id, { timeoutMs: 1_000 });
+      assert.equal(engine.counts().stuck_closes, 2);
+      assert.equal(alive(ownPid), false, 'the stopped browser is killed and reaped when close returns');
+      const again = await engine.startSession(
+        { kind: 'persistent', profile: 'stuck' },
+        { timeoutMs: 30_000 },
+      );
+      assert.equal(again.profileExisted, true, 'the same profile opens again');
+    } finally {
+      await engine.close();
     }
   });
 

@@ -53,6 +53,34 @@ const text = (page: Page, id: string) =>
   page.evaluate('test', (i) => document.getElementById(i)?.textContent ?? null, id);
 
 describe('Firefox: one page at a time per tab, tabs side by side', { concurrency: true }, () => {
+  test('every refusal the Firefox backend declares (family_limits) is a real unsupported_method', async () => {
+    // A valid input per declared operation: a limit declared without one fails here, so the list the
+    // doors render can never name an operation that is not refused, or drift from what is.
+    const inputs: Record<string, unknown> = {
+      'page.raw_session': {},
+      'page.raw_send': { method: 'Browser.getVersion' },
+      'session.raw_session': {},
+      'session.trace_start': {},
+      'session.trace_stop': { path: join(home.dir, 'trace.zip') },
+      'page.set_color_scheme': { scheme: 'dark' },
+    };
+    const declared = Object.keys(engine.browserLimits().firefox!.unsupportedOps);
+    assert.deepEqual(declared.sort(), Object.keys(inputs).sort(), 'a sample input for every declared limit');
+    const page = await session.newPage();
+    const all = Object.values(ops) as {
+      name: string;
+      scope: string;
+      call(s: unknown, i: unknown): Promise<unknown>;
+    }[];
+    for (const name of declared) {
+      const op = all.find((o) => o.name === name);
+      assert.ok(op, `${name} is an engine operation`);
+      const subject = op.scope === 'page' ? page : session;
+      await rejectsWith(() => op.call(subject, inputs[name]), 'unsupported_method');
+    }
+    await page.close();
+  });
+
   test('a link download is saved in the session folder and recorded', async () => {
     const page = await session.newPage({ url: `${server.url}/fixtures/downloads/index.html` });
     await page.evaluate(
@@ -245,8 +273,10 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
     try {
       const d = await p.call('provider.describe');
       assert.match(d.family_limits.firefox.unsupported_methods['cdp.send'], /Chrome DevTools Protocol/);
-      const sid = (await p.call('session.ensure', { browser_preference: 'firefox' }, 60_000))
-        .session_id as string;
+      // Firefox starts 6-8× slower than Chromium: on a busy machine more than the default 10 s.
+      const sid = (
+        await p.call('session.ensure', { browser_preference: 'firefox', timeout_ms: 45_000 }, 60_000)
+      ).session_id as string;
       await p.call('page.open', { session_id: sid, url: `${server.url}/fixtures/provider/index.html` });
       await p.call('page.click', { session_id: sid, selector: '#dl' });
       const done = await p.call('download.wait', { session_id: sid, timeout_ms: 15_000 });
@@ -266,6 +296,16 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
       assert.ok(!cdp.ok, JSON.stringify(cdp));
       assert.equal(cdp.error.code, 'unsupported_method', JSON.stringify(cdp.error));
       assert.match(cdp.error.message, /not available on Firefox.*Use a Chromium session/);
+      // The Firefox session's shared browser stays after it closes: status counts it as running
+      // although the default family (Chromium) never launched one.
+      await p.call('session.close', { session_id: sid });
+      const status = await p.call('provider.status');
+      assert.equal(status.sessions, 0);
+      assert.equal(status.browser_running, true, JSON.stringify(status.shared_browsers));
+      assert.deepEqual(
+        status.shared_browsers.map((b: { family: string; product: string | null }) => [b.family, b.product]),
+        [['firefox', null]],
+      );
     } finally {
       await p.close();
       h.cleanup();

@@ -126,7 +126,7 @@ test('start: profile gives a persistent session; browser and id are validated', 
   assert.equal(busy.json.data.heldByTask, '42');
   await ok('42', 'close');
   const again = await ok('43', 'start', { profile: 'http-door', headless: false });
-  assert.equal(again.profileSeenBefore, true);
+  assert.equal(again.profileSeenBefore, true, 'the engine saw the directory the first start created');
   assert.equal(again.headlessHonored, false, 'the engine launches every task headless here');
   assert.match(again.headlessNote, /^headless:false 没有生效/);
   await ok('43', 'close');
@@ -253,7 +253,9 @@ test('missing and invalid parameters give HTTP 400 with the literal message', as
   // The engine's own parameter check (a URL it cannot use) is also a 400.
   const badUrl = await post({ id, method: 'go_to_url', params: { url: 'not a url' } });
   assert.equal(badUrl.status, 400, JSON.stringify(badUrl.json));
-  assert.match(badUrl.json.msg, /^go_to_url 失败：\[ACTION_FAILED\] /);
+  // One code in the message and in data.errorCode: a parameter problem, like the door's own.
+  assert.match(badUrl.json.msg, /^go_to_url 失败：\[INVALID_ARGUMENT\] /);
+  assert.equal(badUrl.json.data.errorCode, 'INVALID_ARGUMENT');
   assert.equal(badUrl.json.data.invalidArgument, true);
 
   // Not a command envelope at all: upstream's handler answers 200 (only a method's parameters are 400).

@@ -107,6 +107,24 @@ describe('layout', () => {
     assert.deepEqual(found, [], `layering violations:\n${found.join('\n')}`);
   });
 
+  test("the typecheck's mapping of the package's own subpaths matches package.json exports", () => {
+    // tsconfig.check.json lets a fresh checkout typecheck examples/ against src; the published types
+    // are the build of that same file, so the mapping may name no other one.
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    const check = JSON.parse(readFileSync(join(ROOT, 'tsconfig.check.json'), 'utf8'));
+    const paths = check.compilerOptions.paths as Record<string, string[]>;
+    assert.ok(Object.keys(paths).length > 0);
+    for (const [name, [target]] of Object.entries(paths)) {
+      const sub = `.${name.slice(pkg.name.length)}`;
+      const published = pkg.exports[sub]?.types as string | undefined;
+      assert.equal(
+        published,
+        `./${target!.replace(/^\.\/src\//, 'dist/').replace(/\.ts$/, '.d.ts')}`,
+        `${name} maps to the source of what package.json publishes`,
+      );
+    }
+  });
+
   test('the checker sees imports of every form', () => {
     const all = edges();
     assert.ok(all.length > 500, `only ${all.length} imports found`);

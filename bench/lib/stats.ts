@@ -1,6 +1,6 @@
 import { cpus, release, totalmem, type } from 'node:os';
 
-/** Small statistics for benchmarks: medians and percentiles, never means (shared, noisy machines). */
+/** Small statistics for benchmarks: medians and percentiles (nearest rank), never means (shared, noisy machines). */
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const s = [...values].sort((a, b) => a - b);
@@ -8,7 +8,13 @@ export function percentile(values: number[], p: number): number {
   return s[i]!;
 }
 
-export const median = (v: number[]) => percentile(v, 50);
+/** The middle value; for an even count the mean of the two middle ones (every benchmark uses this one). */
+export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
 
 export function fmt(ms: number): string {
   return `${ms.toFixed(1)} ms`;

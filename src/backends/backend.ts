@@ -363,9 +363,25 @@ export interface BackendDiscovery {
 }
 
 /** Session-kind entry points of a backend. */
+/**
+ * What a family's sessions cannot do, declared by its backend next to the code that refuses it:
+ * the engine exposes it (Engine.browserLimits) and doors render it in their own names
+ * (provider.describe `family_limits`). test/backend-limits.test.ts checks every declared refusal.
+ */
+export interface BackendLimits {
+  /** The family's name for people ("Chromium", "Firefox"). */
+  readonly label: string;
+  /** Engine operations a session of this family refuses with unsupported_method, and why. */
+  readonly unsupportedOps: Readonly<Record<string, string>>;
+  /** Other differences a caller should know, one sentence each. */
+  readonly notes: readonly string[];
+}
+
 export interface Backend {
   /** The browser family it drives. */
   readonly name: BrowserFamily;
+  /** What its sessions refuse or do differently (see BackendLimits). */
+  readonly limits: BackendLimits;
   /** The browsers of this family on this machine (tabwright doctor, provider.status). */
   discover(): BackendDiscovery;
   /**

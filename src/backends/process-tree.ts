@@ -51,6 +51,19 @@ export function forceClose(p: LaunchedProcess): void {
   removeDirectories(p);
 }
 
+/**
+ * Resolves once the process is gone (killed and reaped, so its profile lock names no live process),
+ * or after `ms`: true when it is gone.
+ */
+export async function waitGone(pid: number, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (isAlive(pid)) {
+    if (Date.now() >= end) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return true;
+}
+
 /** Removes the temporary profile and work directory of a process that is gone. */
 export function removeDirectories(p: LaunchedProcess): void {
   for (const dir of [p.temporaryProfile, p.workDir]) {

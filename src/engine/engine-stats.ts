@@ -25,11 +25,13 @@ export interface EngineCounts {
   /** Element refs remembered (live and stale). */
   refs: number;
   human_inputs: number;
+  /** Session closes that did not finish within their deadline, since the engine started (Engine.stuckClose). */
+  stuck_closes: number;
   /** Node's handles and requests by type (Timeout, TCPWRAP, …): what keeps the event loop busy. */
   node_resources: Record<string, number>;
 }
 
-export function countSessions(sessions: Session[], humanInputs: number): EngineCounts {
+export function countSessions(sessions: Session[], humanInputs: number, stuckCloses: number): EngineCounts {
   const c: EngineCounts = {
     sessions: sessions.length,
     pages: 0,
@@ -42,6 +44,7 @@ export function countSessions(sessions: Session[], humanInputs: number): EngineC
     downloads: 0,
     refs: 0,
     human_inputs: humanInputs,
+    stuck_closes: stuckCloses,
     node_resources: {},
   };
   for (const s of sessions) {

@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type {
   Backend,
   BackendBrowser,
+  BackendLimits,
   BrowserFamily,
   PlacementStatus,
   SessionPlacement,
@@ -21,7 +22,7 @@ import { log } from './log.js';
 import type { Page } from './page.js';
 import { OriginPolicy, type OriginPolicyInput } from './policy.js';
 import { PolicyProxy } from './policy-proxy.js';
-import { Session, type SessionKind } from './session.js';
+import { Session, type SessionKind, type StuckClose } from './session.js';
 
 export interface EngineOptions {
   /**
@@ -50,6 +51,8 @@ export interface EngineOptions {
 }
 
 const DIAGNOSTICS_TTL_MS = 5 * 60_000;
+/** How long a retired shared browser (see stuckClose) may take to close before it is killed. */
+const RETIRED_CLOSE_GRACE_MS = 2_000;
 
 /** What every session kind accepts. */
 export interface SessionCommon {
@@ -103,6 +106,10 @@ export class Engine {
   readonly admission: AdmissionLimits;
   /** Sessions being created now: they count against the session limit. */
   private starting = 0;
+  /** Session closes that did not finish within their deadline (reported in counts()). */
+  private stuckCloses = 0;
+  /** Shared browsers that failed to close a context in time: no new session gets them; closed when unused. */
+  private readonly retired = new Set<BackendBrowser>();
 
   constructor(opts: EngineOptions) {
     if (!opts?.backends?.length)
@@ -120,12 +127,17 @@ export class Engine {
 
   /** What the engine holds now (engine-stats.ts): sessions, pages, logs, refs, Node's handles. */
   counts(): EngineCounts {
-    return countSessions(this.sessions(), this.humanInput.size);
+    return countSessions(this.sessions(), this.humanInput.size, this.stuckCloses);
   }
 
   /** The browser families this engine can drive, the default first. */
   get browserFamilies(): BrowserFamily[] {
     return this.backends.map((b) => b.name);
+  }
+
+  /** What each family of this engine refuses or does differently, as its backend declares it. */
+  browserLimits(): Record<string, BackendLimits> {
+    return Object.fromEntries(this.backends.map((b) => [b.name, b.limits]));
   }
 
   /** The backend of a family (the default one when absent); unsupported_target when there is none. */
@@ -257,6 +269,7 @@ export class Engine {
       downloadsDir: join(this.home, 'downloads', id),
       networkRecording: req.network_recording ?? true,
       allowFileUrls: this.allowFileUrls,
+      onStuckClose: (s: Session, stuck: StuckClose) => this.stuckClose(s, stuck),
     };
     const backend = this.backend(req.browser);
     const product = req.product;
@@ -301,6 +314,7 @@ export class Engine {
             { details: { profile: name, session_id: existing.id } },
           );
         }
+        const profileExisted = existsSync(dir);
         mkdirSync(dir, { recursive: true });
         return withPolicyProxy(policy, async (proxy) => {
           const { browser, context } = await backend.launchPersistent(
@@ -318,6 +332,7 @@ export class Engine {
             context,
             ownsBrowser: true,
             profile: name,
+            profileExisted,
             proxy,
           });
           if (s.pages().length === 0) await s.newPage();
@@ -380,11 +395,48 @@ export class Engine {
     });
   }
 
-  async closeSession(sessionId: string): Promise<void> {
+  /** Closes a session within the operation's deadline (Session.close says what happens when it is late). */
+  async closeSession(sessionId: string, opts: OperationOptions = {}): Promise<void> {
     const s = this.session(sessionId);
     this.sessionsById.delete(sessionId);
-    await s.close();
+    await s.close(opts);
     log.info({ session_id: sessionId }, 'session closed');
+    if (this.retired.has(s.browser)) await this.closeRetiredWhenUnused(s.browser);
+  }
+
+  /**
+   * A session's close did not finish in time. It is reported (a warning, counts().stuck_closes). A
+   * browser of the session's own was already closed or killed by the session; a shared one whose
+   * context did not close is retired: new sessions get a fresh browser, and this one is closed (or
+   * killed, its temporary profile removed) as soon as no other session uses it.
+   */
+  private async stuckClose(s: Session, stuck: StuckClose): Promise<void> {
+    this.stuckCloses++;
+    const shared = !stuck.browserClosed && s.kind === 'ephemeral' && this.launched.has(s.browser);
+    log.warn(
+      {
+        session_id: s.id,
+        kind: s.kind,
+        step: stuck.step,
+        timeout_ms: stuck.timeoutMs,
+        pid: s.browser.launchedProcess()?.pid,
+        outcome: stuck.browserClosed ? 'browser closed' : shared ? 'shared browser retired' : 'left',
+      },
+      `closing the session's ${stuck.step} did not finish in time`,
+    );
+    if (!shared) return;
+    for (const [key, p] of this.shared)
+      if ((await p.catch(() => undefined)) === s.browser) this.shared.delete(key);
+    this.retired.add(s.browser);
+    s.browser.onDisconnected(() => this.retired.delete(s.browser));
+    await this.closeRetiredWhenUnused(s.browser);
+  }
+
+  private async closeRetiredWhenUnused(browser: BackendBrowser): Promise<void> {
+    if (this.sessions().some((o) => o.browser === browser)) return;
+    this.retired.delete(browser);
+    if (!(await settledWithin(browser.close(), RETIRED_CLOSE_GRACE_MS).then(() => !browser.isConnected())))
+      browser.forceClose();
   }
 
   /** Closes every session and the shared browser. */
@@ -446,6 +498,18 @@ export class Engine {
   /** Where ephemeral sessions are placed (the Grid: reachable, nodes, free slots, queue), or null for local. */
   async placementStatus(timeoutMs = 3000): Promise<PlacementStatus | null> {
     return this.placement ? this.placement.status(timeoutMs) : null;
+  }
+
+  /** The shared browsers running now, one per family and product (product null: the family's own binary). */
+  async sharedBrowsers(): Promise<{ family: BrowserFamily; product: string | null; pid: number | null }[]> {
+    const out: { family: BrowserFamily; product: string | null; pid: number | null }[] = [];
+    for (const [key, launching] of this.shared) {
+      const b = await launching.catch(() => undefined);
+      if (!b?.isConnected()) continue;
+      const [family, product] = key.split('/') as [BrowserFamily, string | undefined];
+      out.push({ family, product: product ?? null, pid: (await b.pid()) ?? null });
+    }
+    return out;
   }
 
   /** For diagnostics and tests: the OS pid of the shared browser (of a family and product), if launched. */

@@ -1,7 +1,8 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BackendBrowser, BackendContext, BackendPage } from '../backends/backend.js';
-import type { OperationOptions } from './deadline.js';
+import { waitGone } from '../backends/process-tree.js';
+import { Deadline, type OperationOptions } from './deadline.js';
 import {
   DEFAULT_DIALOG_POLICY,
   type DialogPolicy,
@@ -51,6 +52,8 @@ export interface SessionParts {
   /** Whether closing the session closes the browser (persistent, remote) or leaves it (ephemeral: shared; attach: the user's). */
   ownsBrowser: boolean;
   profile?: string;
+  /** Persistent: whether the profile's directory was there before this session (false: created now, no logins). */
+  profileExisted?: boolean;
   endpoint?: string;
   policy: OriginPolicy;
   pageIds: IdSource;
@@ -62,7 +65,30 @@ export interface SessionParts {
   allowFileUrls?: boolean;
   /** The policy proxy the context sends everything through (restricted sessions in launched browsers). */
   proxy?: PolicyProxy;
+  /**
+   * Called when the session's close did not finish within its deadline (what Session.close did about
+   * it is in `stuck`): the engine reports it and, for a shared browser, retires that browser.
+   */
+  onStuckClose?: (session: Session, stuck: StuckClose) => Promise<void>;
 }
+
+/** What a close that did not finish in time left to its owner (SessionParts.onStuckClose). */
+export interface StuckClose {
+  /** The step that did not finish: closing the context, or the browser (attach: disconnecting). */
+  step: 'context' | 'browser';
+  /** The browser was the session's own and was closed, or killed with its temporary profile removed. */
+  browserClosed: boolean;
+  timeoutMs: number;
+}
+
+/** How long a browser-level close may take after a context did not close in time, before a kill. */
+const BROWSER_CLOSE_GRACE_MS = 2_000;
+/**
+ * A close's deadline when the caller gives none: longer than other operations' 10 s, because a
+ * close that runs out kills a browser of the session's own, and a persistent profile's last writes
+ * (cookies) may then be lost; a busy machine can take more than 10 s to close Firefox.
+ */
+const CLOSE_TIMEOUT_MS = 30_000;
 
 /**
  * A session: one browser context and its tabs. Pages opened by the page
@@ -77,10 +103,13 @@ export class Session {
   /** Whether file: URLs may be opened and fetched (off unless the Engine was created with allowFileUrls). */
   readonly allowFileUrls: boolean;
   readonly profile: string | null;
+  /** Persistent: whether its profile directory existed before this session started; null otherwise. */
+  readonly profileExisted: boolean | null;
   readonly endpoint: string | null;
   private readonly ownsBrowser: boolean;
   private readonly pageIds: IdSource;
   private readonly proxy: PolicyProxy | undefined;
+  private readonly onStuckClose: SessionParts['onStuckClose'];
   private readonly pagesById = new Map<string, Page>();
   private readonly pagesByBackend = new Map<BackendPage, Page>();
   private closed = false;
@@ -108,11 +137,13 @@ export class Session {
     this.policy = parts.policy;
     this.allowFileUrls = parts.allowFileUrls ?? false;
     this.profile = parts.profile ?? null;
+    this.profileExisted = parts.profileExisted ?? null;
     this.endpoint = parts.endpoint ?? null;
     this.ownsBrowser = parts.ownsBrowser;
     this.pageIds = parts.pageIds;
     this.network = new NetworkPolicy(parts.policy, (bp) => this.pagesByBackend.get(bp));
     this.proxy = parts.proxy;
+    this.onStuckClose = parts.onStuckClose;
     if (this.proxy) this.proxy.judge = (attempt) => this.network.judgeProxied(attempt);
     this.downloads = new SessionDownloads(
       parts.downloadsDir ?? join(tmpdir(), 'tabwright-downloads', parts.id),
@@ -375,9 +406,15 @@ export class Session {
    * Ephemeral: closes its context (the shared browser stays). Persistent and
    * remote: closes what we opened. Attach: disconnects and leaves the user's
    * browser and tabs alone.
+   *
+   * Bounded by the operation's deadline (default 30 s): a context that does not close in time is not
+   * waited for. A browser of the session's own is then closed at browser level, or killed with its
+   * temporary profile removed; a shared one is the engine's to retire (onStuckClose), which also
+   * reports the stuck close. Either way the call returns.
    */
-  async close(): Promise<void> {
+  async close(opts: OperationOptions = {}): Promise<void> {
     if (this.closed) return;
+    const deadline = Deadline.from({ ...opts, timeoutMs: opts.timeoutMs ?? CLOSE_TIMEOUT_MS });
     this.closed = true;
     this.death.fail(
       new TabwrightError('session_not_found', `Session ${this.id} was closed.`, {
@@ -385,7 +422,8 @@ export class Session {
       }),
     );
     try {
-      await this.closeBrowserSide();
+      const stuck = await this.closeBrowserSide(deadline);
+      if (stuck) await this.onStuckClose?.(this, stuck);
     } finally {
       this.secrets.dispose();
       // After the context: its last requests (a pagehide beacon) are still judged, then the port closes.
@@ -393,16 +431,46 @@ export class Session {
     }
   }
 
-  private async closeBrowserSide(): Promise<void> {
-    if (!this.browser.isConnected()) return;
+  /** Closes what the session's kind closes; what did not finish in time, or null. */
+  private async closeBrowserSide(deadline: Deadline): Promise<StuckClose | null> {
+    if (!this.browser.isConnected()) return null;
+    const timeoutMs = deadline.timeoutMs;
     if (this.kind === 'attach') {
-      await this.browser.close();
-    } else if (this.kind === 'remote') {
-      await this.context.close();
-      await this.browser.close();
-    } else {
-      await this.context.close();
-      if (this.ownsBrowser) await this.browser.close();
+      // Only a disconnect: the browser is the user's, so nothing of it may be killed.
+      if (await settlesWithin(this.browser.close(), deadline.remaining())) return null;
+      return { step: 'browser', browserClosed: false, timeoutMs };
     }
+    const contextClosed = await settlesWithin(this.context.close(), deadline.remaining());
+    const ownBrowser = this.kind === 'remote' || this.ownsBrowser;
+    if (!ownBrowser) return contextClosed ? null : { step: 'context', browserClosed: false, timeoutMs };
+    if (contextClosed && (await settlesWithin(this.browser.close(), deadline.remaining()))) return null;
+    const step = contextClosed ? 'browser' : 'context';
+    // A hung browser of our own: one more bounded close, then the kill (a launched process and its
+    // temporary profile; a Grid session is released; a remote server's browser is only disconnected).
+    if (!(await settlesWithin(this.browser.close(), BROWSER_CLOSE_GRACE_MS))) {
+      this.browser.forceClose();
+      // Until the killed process is reaped its profile lock names a live process: the profile is free
+      // for the next session only once it is gone.
+      const pid = this.browser.launchedProcess()?.pid;
+      if (pid !== undefined) await waitGone(pid, BROWSER_CLOSE_GRACE_MS);
+    }
+    return { step, browserClosed: true, timeoutMs };
+  }
+}
+
+/**
+ * True when `p` settles within `ms` (its rejection is rethrown), false when it is still running then;
+ * a late rejection is dropped.
+ */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  p.catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((r) => {
+    timer = setTimeout(() => r(false), Math.max(0, ms));
+  });
+  try {
+    return await Promise.race([p.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -6,6 +6,7 @@ import type {
   BackendBrowser,
   BackendContext,
   BackendDiscovery,
+  BackendLimits,
   ContextNetworkOptions,
   LaunchSettings,
 } from '../backend.js';
@@ -35,6 +36,8 @@ function driver(): Promise<Driver> {
 /** The Chromium backend, on playwright-core. */
 export class ChromiumBackend implements Backend {
   readonly name = 'chromium' as const;
+  /** Chromium is the reference family: it refuses nothing the engine offers. */
+  readonly limits: BackendLimits = { label: 'Chromium', unsupportedOps: {}, notes: [] };
 
   /** Chromium's binary, or with `product` a vendor build's (chrome, edge: $TABWRIGHT_CHROME, … or its install path). */
   executable(product?: string): string {

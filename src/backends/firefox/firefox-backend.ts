@@ -13,6 +13,7 @@ import { discoverFirefox, requireFirefox } from './discovery.js';
 import type { Driver } from './driver.js';
 import type { FirefoxBrowser, FirefoxConnection } from './firefox-browser.js';
 import { profileLockedBy, type StartedFirefox, startFirefox } from './launch.js';
+import { FIREFOX_LIMITS } from './limits.js';
 
 let loading: Promise<Driver> | undefined;
 /** The BiDi client and ws, imported once, when a Firefox is first started or attached (driver.ts). */
@@ -30,6 +31,7 @@ const WINDOW_SIZE = ['--width=1280', '--height=900'];
  */
 export class FirefoxBackend implements Backend {
   readonly name = 'firefox' as const;
+  readonly limits = FIREFOX_LIMITS;
 
   executable(product?: string): string {
     if (product !== undefined)

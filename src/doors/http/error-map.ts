@@ -265,7 +265,8 @@ function securityReason(e: TabwrightError): string | undefined {
 /**
  * Maps an engine error to the wire failure: `<method> 失败：[CODE] <engine message>`
  * plus errorCode / retryable / retryAfterMs. Engine parameter errors that name a
- * field become invalidArgument (HTTP 400).
+ * field are parameter problems like the door's own: INVALID_ARGUMENT (HTTP 400), the
+ * same code in the message and in `data.errorCode`.
  */
 export function mapEngineError(method: string, err: unknown): CommandFailure {
   if (err instanceof CommandFailure) return err;
@@ -291,7 +292,7 @@ export function mapEngineError(method: string, err: unknown): CommandFailure {
     data.started = false;
     data.field = e.details.field;
   }
-  return new CommandFailure(`${method} 失败：[${m.code}] ${reason}`, data);
+  return new CommandFailure(`${method} 失败：[${data.errorCode}] ${reason}`, data);
 }
 
 function toError(err: unknown): TabwrightError {

@@ -1,4 +1,4 @@
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ops } from '../../engine/api.js';
 import type { Page } from '../../engine/page.js';
@@ -45,11 +45,40 @@ export async function lastNumber(dir: string, pattern: RegExp): Promise<number> 
 export const SHOT_PATTERN = /^shot-(\d+)\.(?:png|jpe?g)$/;
 export const SEQ_PATTERN = /^(\d+)\.(?:png|txt)$/;
 
-/** Next evidence number of the task. */
-export async function nextSeq(dataDir: string, task: Task): Promise<number> {
-  if (task.seq === undefined) task.seq = await lastNumber(taskDir(dataDir, task.id), SEQ_PATTERN);
+/**
+ * Evidence numbers kept per task (each a `<seq>.png` and, from get_browser_state, a `<seq>.txt`):
+ * upstream never removes them, so a task that runs for hours filled the disk. Taking a new number
+ * removes the files of the one `keep` numbers older; the answer being built names the newest.
+ */
+export const EVIDENCE_KEEP = 200;
+
+/** Next evidence number of the task; the oldest numbers beyond `keep` are removed from its directory. */
+export async function nextSeq(dataDir: string, task: Task, keep = EVIDENCE_KEEP): Promise<number> {
+  const dir = taskDir(dataDir, task.id);
+  if (task.seq === undefined) {
+    task.seq = await lastNumber(dir, SEQ_PATTERN);
+    // A restarted id: what its earlier tasks left beyond the bound goes now.
+    await removeSeqsUpTo(dir, task.seq + 1 - keep);
+  }
   task.seq += 1;
+  await removeSeq(dir, task.seq - keep);
   return task.seq;
+}
+
+async function removeSeqsUpTo(dir: string, last: number): Promise<void> {
+  if (last < 1) return;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(
+    names.map((name) => {
+      const m = SEQ_PATTERN.exec(name);
+      return m && Number(m[1]) <= last ? rm(join(dir, name), { force: true }) : undefined;
+    }),
+  );
+}
+
+async function removeSeq(dir: string, seq: number): Promise<void> {
+  if (seq < 1) return;
+  await Promise.all(['png', 'txt'].map((ext) => rm(join(dir, `${seq}.${ext}`), { force: true })));
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { BrowserFamily } from '../../backends/backend.js';
+import type { BackendLimits } from '../../backends/backend.js';
 import {
   DEFAULT_TIMEOUT_MS,
   MAX_TIMEOUT_MS,
@@ -40,6 +40,8 @@ export function buildDescribe(
   all: readonly ProviderMethod[],
   live: MethodTable<CallContext, ProviderMeta, unknown>,
   opts: ProviderOptions,
+  /** Per family, what its backend refuses (Engine.browserLimits). */
+  limits: Readonly<Record<string, BackendLimits>> = {},
 ): Record<string, unknown> {
   const methods = live.list();
   const byFeature = featureMethods(all);
@@ -55,13 +57,13 @@ export function buildDescribe(
   }
   return {
     provider_id: 'tabwright',
-    provider_label: `tabwright (${opts.families.map(familyLabel).join(', ')})`,
+    provider_label: `tabwright (${opts.families.map((f) => limits[f]?.label ?? f).join(', ')})`,
     provider_version: VERSION,
     protocol_version: PROTOCOL_VERSION,
     browser_families: [...opts.families],
     default_browser_family: opts.browser,
-    // What each family cannot do (yet): the methods answer unsupported_method / unsupported_target there.
-    family_limits: Object.fromEntries(opts.families.map((f) => [f, FAMILY_LIMITS[f]])),
+    // What each family cannot do (yet), as its backend declares it: the methods answer unsupported_method there.
+    family_limits: Object.fromEntries(opts.families.map((f) => [f, familyLimits(all, limits[f])])),
     transport: opts.transport,
     // Not a self-declaration: a candidate, with the last run of the suite on this machine as evidence.
     certification_tier: 'candidate',
@@ -121,31 +123,22 @@ function certificationOf(opts: ProviderOptions): Record<string, unknown> {
   };
 }
 
-function familyLabel(f: BrowserFamily): string {
-  return f === 'firefox' ? 'Firefox' : 'Chromium';
-}
-
 /**
- * Per browser family, what a session of it refuses: methods (with the reason) and session shapes.
- * Firefox is driven over WebDriver BiDi (ESR 153), which has no CDP, no media emulation, no
- * renderer-crash event and no Playwright server.
+ * A family's limits in this door's names: every method of the door that runs an operation the
+ * family's backend refuses, with the backend's reason, and the backend's notes.
  */
-const FAMILY_LIMITS: Record<BrowserFamily, { unsupported_methods: Record<string, string>; notes: string[] }> =
-  {
-    chromium: { unsupported_methods: {}, notes: [] },
-    firefox: {
-      unsupported_methods: {
-        'cdp.send': 'no Chrome DevTools Protocol in Firefox: unsupported_method on a Firefox session',
-      },
-      notes: [
-        'every other method works on Firefox sessions; page.screenshot, page.eval and upload.set_files go over BiDi',
-        'attach takes a Firefox started with --remote-debugging-port (cdp_endpoint http://127.0.0.1:PORT); Firefox allows one BiDi client at a time',
-        'remote Playwright browser servers are Chromium only (unsupported_target)',
-        'a renderer crash is reported as a closed page',
-        'the live view is a stream of screenshots (about 5 per second), not a screencast',
-      ],
-    },
-  };
+function familyLimits(
+  all: readonly ProviderMethod[],
+  limits: BackendLimits | undefined,
+): { unsupported_methods: Record<string, string>; notes: string[] } {
+  const refused = limits?.unsupportedOps ?? {};
+  const unsupported_methods: Record<string, string> = {};
+  for (const m of all) {
+    const op = m.ops.find((o) => o.name in refused);
+    if (op) unsupported_methods[m.name] = `${refused[op.name]}: unsupported_method on such a session`;
+  }
+  return { unsupported_methods, notes: [...(limits?.notes ?? [])] };
+}
 
 function level(code: string): 'error' | 'warning' {
   return ['browser_missing', 'browser_path_invalid', 'grid_unreachable'].includes(code) ? 'error' : 'warning';
@@ -160,7 +153,9 @@ export async function buildStatus(call: CallContext): Promise<Record<string, unk
   const detected = grid ? grid.reachable && grid.nodes_up > 0 : d.selected_browser !== null;
   const selected = d.browsers.find((b) => b.selected);
   const sessions = (await ops.listSessions.call(call.engine, {})).filter((s) => s.alive);
-  const running = sessions.length > 0 || (await ops.sharedBrowser.call(call.engine, {})).running;
+  // Any shared browser counts (a Firefox-only or Chrome-only one too), not only the default family's.
+  const shared = await ops.sharedBrowser.call(call.engine, {});
+  const running = sessions.length > 0 || shared.running;
   const diags: Record<string, unknown>[] = [];
   if (grid?.reachable) {
     diags.push({
@@ -192,6 +187,8 @@ export async function buildStatus(call: CallContext): Promise<Record<string, unk
     browser_version: selected?.version ?? null,
     /** Vendor builds installed here (chrome, edge) by path: what session.start `product` can launch. */
     browser_products: d.products,
+    /** The shared browsers running now (what ephemeral sessions use), per family and product, with pids. */
+    shared_browsers: shared.browsers,
     headless: !call.options.headed,
     sessions: sessions.length,
     home: d.home,

@@ -16,7 +16,7 @@ export function createProviderState(engine: Engine, options: ProviderOptions): P
     options,
     table,
     describe: () => {
-      described ??= buildDescribe(ALL_METHODS, table, options);
+      described ??= buildDescribe(ALL_METHODS, table, options, engine.browserLimits());
       return described;
     },
     events: new EventRouter(engine),

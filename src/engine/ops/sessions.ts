@@ -45,7 +45,7 @@ export const closeSession = defineOp({
   summary:
     'Close a session: ephemeral closes its context, persistent its browser (the profile stays), attach only disconnects.',
   input: z.object({ session_id: z.string().min(1) }).strict(),
-  run: (engine, i) => engine.closeSession(i.session_id),
+  run: (engine, i, opts) => engine.closeSession(i.session_id, opts),
 });
 
 export const listSessions = defineOp({
@@ -103,10 +103,12 @@ export const sharedBrowser = defineOp({
   name: 'engine.shared_browser',
   scope: 'engine',
   effect: 'read',
-  summary: "Whether the engine's shared browser (the one ephemeral sessions use) is running, and its pid.",
+  summary:
+    'Whether a shared browser (the ones ephemeral sessions use, per family and product) is running: each with its pid; pid is the default family’s.',
   input: z.object({}).strict(),
   run: async (engine) => {
+    const browsers = await engine.sharedBrowsers();
     const pid = await engine.sharedBrowserPid();
-    return { running: pid !== undefined, pid: pid ?? null };
+    return { running: browsers.length > 0, pid: pid ?? null, browsers };
   },
 });

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { narrowPolicy, ops, profileDir, TabwrightError } from '../../../engine/api.js';
 import type { Engine } from '../../../engine/engine.js';
@@ -92,8 +91,9 @@ const start = method({
     // The engine launches every browser in one mode (EngineOptions.headless, default true);
     // per-task headless is not an engine option (yet).
     const headless = ctx.engineHeadless ?? true;
-    // Validates the name the same way the engine does (invalid → invalid_request with field "profile").
-    const profileSeenBefore = profile === null ? undefined : existsSync(profileDir(ctx.engine.home, profile));
+    // Validates the name before anything is reserved, as the engine does (invalid → invalid_request
+    // with field "profile"); whether the profile existed is the engine's to say (session.profileExisted).
+    if (profile !== null) profileDir(ctx.engine.home, profile);
     // Reserve the id and take its lock in the same tick as the check above, so two concurrent
     // starts of one id cannot both win; commands sent meanwhile wait for the lock (§6.1).
     const task = ctx.tasks.reserve(id, { profile, headless, shotCounter: 0 });
@@ -123,6 +123,7 @@ const start = method({
       // Reference §8.12: native dialogs are auto-accepted unless set_dialog_behavior says dismiss.
       await ops.dialogPolicy.call(session, { policy: 'accept' });
       task.session = session;
+      const profileSeenBefore = session.profileExisted ?? undefined;
       const info = await ops.sessionInfo.call(session, {});
       const effective = effectiveBrowser(info.browser_family, info.browser_label);
       const honored = requested === 'auto' || requested === effective;
