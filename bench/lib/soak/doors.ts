@@ -145,6 +145,8 @@ export async function providerSession(
   client: ProviderClient,
   origin: string,
   name: string,
+  /** False: no origin policy (no request filter, no policy proxy), to see what they cost. */
+  restricted = true,
 ): Promise<SoakSession> {
   const call = async (method: string, params: Json = {}) => {
     try {
@@ -158,7 +160,7 @@ export async function providerSession(
     await call('session.ensure', {
       client_session_id: name,
       isolation: 'per_session',
-      allowed_origins: [origin],
+      ...(restricted ? { allowed_origins: [origin] } : {}),
       timeout_ms: DEADLINE_MS,
     })
   ).session_id as string;

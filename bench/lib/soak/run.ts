@@ -26,7 +26,7 @@ import {
   providerSession,
   type SoakSession,
 } from './doors.js';
-import { CpuMeter, type CpuWindow, profileDirs, treeMemory, treePids } from './tree.js';
+import { CpuMeter, type CpuWindow, profileDirs, pssByKind, treeMemory, treePids } from './tree.js';
 
 export type DoorName = 'http' | 'mcp' | 'provider';
 export const DOOR_NAMES: readonly DoorName[] = ['http', 'mcp', 'provider'];
@@ -65,6 +65,8 @@ export interface Sample {
   p95: number;
   /** CPU seconds per kind of process in this window, and the whole machine's. */
   cpu?: CpuWindow;
+  /** PSS per kind of process (serve, provider, browser, renderer, gpu-process, utility…), MiB. */
+  pssByKind?: Record<string, number>;
   /** Each failed call of this window: door, operation, seconds into the run, the error. */
   errors: string[];
 }
@@ -399,6 +401,7 @@ async function runPhase(
         processes: mem.processes,
         counts: await target.counts(),
         cpu: cpu.window(target.namedRoots()),
+        pssByKind: pssByKind(target.namedRoots()),
         ...windowStats(window),
         errors: window
           .filter((c) => c.error)
@@ -528,6 +531,12 @@ function printSample(name: string, s: Sample, log: (l: string) => void): void {
       ([op, x]) => `${op} ${x.p50.toFixed(0)}/${x.p95.toFixed(0)}${x.errors ? ` (${x.errors} err)` : ''}`,
     );
     log(`    ${door}: errors ${errs}; p50/p95 ms: ${parts.join(', ')}`);
+  }
+  if (s.pssByKind) {
+    const parts = Object.entries(s.pssByKind)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v.toFixed(0)}`);
+    log(`    pss MB: ${parts.join(', ')}`);
   }
   if (s.cpu) {
     const parts = Object.entries(s.cpu.seconds)

@@ -140,3 +140,14 @@ export class CpuMeter {
     return out;
   }
 }
+
+/** PSS per kind of process (as CpuMeter names them), MiB: where the tree's memory is. */
+export function pssByKind(roots: { pid: number; name: string }[]): Record<string, number> {
+  const names = new Map(roots.map((r) => [r.pid, r.name]));
+  const out: Record<string, number> = {};
+  for (const pid of treePids(roots.map((r) => r.pid))) {
+    const kind = kindOf(pid, names);
+    out[kind] = (out[kind] ?? 0) + pssKb(pid) / 1024;
+  }
+  return out;
+}
