@@ -112,7 +112,7 @@ export async function agentLoop(
   pages: string[],
   calls: Call[],
 ): Promise<void> {
-  const step = async <T>(op: string, fn: () => Promise<T>): Promise<T | undefined> => {
+  const step = async <T>(op: string, fn: () => Promise<T>, url?: string): Promise<T | undefined> => {
     if (Date.now() >= stopAt) throw new Stop();
     const t0 = performance.now();
     try {
@@ -120,7 +120,8 @@ export async function agentLoop(
       calls.push({ at: Date.now(), door, op, ms: performance.now() - t0 });
       return v;
     } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
+      // An open's error names its URL: a timeout on one heavy page is another story than on every page.
+      const msg = `${err instanceof Error ? err.message : String(err)}${url ? ` (opening ${url})` : ''}`;
       calls.push({ at: Date.now(), door, op, ms: performance.now() - t0, error: msg });
       return undefined;
     }
@@ -129,7 +130,8 @@ export async function agentLoop(
     for (let iter = 0; ; iter++) {
       const app = APPS[(index + iter) % APPS.length]!;
       const text = `soak ${index}-${iter}`;
-      await step('open', () => s.open(`${base}/corpus/apps/todomvc-${app}/index.html`));
+      const appUrl = `${base}/corpus/apps/todomvc-${app}/index.html`;
+      await step('open', () => s.open(appUrl), appUrl);
       let snap = (await step('snapshot', () => s.snapshot())) ?? '';
       await step('type', () => s.type('new_todo', text, snap));
       await step('wait', () => s.waitText(text));
@@ -140,7 +142,8 @@ export async function agentLoop(
       await step('screenshot', () => s.screenshot());
       await step('network', () => s.network());
       const page = pages[(index * 7 + iter) % pages.length]!;
-      await step('open', () => s.open(`${base}/corpus/pages/${page}/index.html`));
+      const pageUrl = `${base}/corpus/pages/${page}/index.html`;
+      await step('open', () => s.open(pageUrl), pageUrl);
       await step('snapshot', () => s.snapshot());
       await step('back', () => s.back());
     }
