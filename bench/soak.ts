@@ -9,6 +9,11 @@
  * counts. At the end, after closing every session: is the tree back to its idle size, is any
  * browser process, context or temporary profile directory left? With --anchor, the same for
  * Playwright MCP (one process per session), after ours, for the same time.
+ *
+ * Every sample also prints PSS and CPU seconds per process kind (serve, provider, browser, renderer,
+ * gpu-process, utility; bench = the clients and fixture server) and each failed call in full (a
+ * missing target with the page's URL, DOM start, resource statuses, requests and console).
+ * TABWRIGHT_SOAK_LOG=info TABWRIGHT_SOAK_STDERR=<file> keeps `tabwright serve`'s log.
  */
 
 import { DOOR_NAMES, type DoorName, runSoak, summarize } from './lib/soak/run.js';

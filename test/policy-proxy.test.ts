@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { NetworkPolicy } from '../src/engine/network-policy.js';
 import { OriginPolicy } from '../src/engine/policy.js';
@@ -169,4 +169,70 @@ test('subresources "allow": tunnels and non-navigation HTTP pass, a plain-HTTP n
     }),
     'block',
   );
+});
+
+/**
+ * An origin that answers the first request of each connection and keeps it open, then closes the
+ * connection when a second request arrives on it, unanswered: what any server's idle keep-alive
+ * timer does when a request is sent just as it fires (Node's servers after 5 s; the soak saw it
+ * under load as apps whose script got a 502).
+ */
+async function idleClosingOrigin(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    let buffered = '';
+    let answered = 0;
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      for (;;) {
+        const end = buffered.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = buffered.slice(0, end);
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+        if (buffered.length < end + 4 + length) return;
+        const body = buffered.slice(end + 4, end + 4 + length);
+        buffered = buffered.slice(end + 4 + length);
+        if (answered++ > 0) {
+          socket.destroy();
+          return;
+        }
+        const line = `${head.split(' ').slice(0, 2).join(' ')} ${body}`;
+        seen.push(line);
+        socket.write(
+          `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${line.length}\r\nConnection: keep-alive\r\n\r\n${line}`,
+        );
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+test('an idle connection the origin closes as a request is sent on it: a body-less request is sent again, one with a body goes on a new connection', async () => {
+  const o = await idleClosingOrigin();
+  const saved = proxy.judge;
+  proxy.judge = () => 'allow';
+  try {
+    assert.equal((await viaProxy(`${o.url}/first`)).status, 200);
+    // Sent on the first request's idle connection, which the origin closes unanswered.
+    const again = await viaProxy(`${o.url}/app.bundle.js`);
+    assert.deepEqual([again.status, again.body], [200, 'GET /app.bundle.js ']);
+    assert.equal((await viaProxy(`${o.url}/idle`)).status, 200);
+    // A body is never put on an idle connection (it could not be sent again).
+    const post = await viaProxy(`${o.url}/form`, { method: 'POST', body: 'a=1' });
+    assert.deepEqual([post.status, post.body], [200, 'POST /form a=1']);
+    assert.deepEqual(o.seen, ['GET /first ', 'GET /app.bundle.js ', 'GET /idle ', 'POST /form a=1']);
+  } finally {
+    proxy.judge = saved;
+    await o.close();
+  }
 });

@@ -99,29 +99,53 @@ export class PolicyProxy {
       res.end(REFUSAL_TEXT);
       return;
     }
-    const upstream = http.request(target, {
-      method: req.method,
-      headers: endToEndHeaders(req.rawHeaders),
-      agent: this.agent,
-    });
-    upstream.on('response', (up) => {
-      res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEndHeaders(up.rawHeaders));
-      up.pipe(res);
-      up.on('error', () => res.destroy());
-    });
-    upstream.on('error', (err) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      // The origin could not be reached: say so (a 502 from the proxy, never a made-up page status).
-      res.writeHead(502, { 'content-type': 'text/plain', 'x-tabwright-proxy-error': errorCode(err) });
-      res.end(`tabwright policy proxy: ${target.host} could not be reached (${errorCode(err)})`);
-    });
+    // A request without a body can be sent again as it is; one with a body goes once, on a new
+    // connection (never on an idle one the origin may be closing), since its body is streamed.
+    const bodyless = hasNoBody(req.headers);
+    const headers = endToEndHeaders(req.rawHeaders);
+    let upstream: http.ClientRequest | undefined;
+    const send = (again: boolean) => {
+      const up = http.request(target, {
+        method: req.method,
+        headers,
+        agent: bodyless && !again ? this.agent : false,
+      });
+      upstream = up;
+      up.on('response', (from) => {
+        res.writeHead(from.statusCode ?? 502, from.statusMessage, endToEndHeaders(from.rawHeaders));
+        from.pipe(res);
+        from.on('error', () => res.destroy());
+      });
+      up.on('error', (err) => {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        // An origin closes an idle keep-alive connection whenever its own timer says so (Node's
+        // servers after 5 s); a request sent on it just then is reset before any answer, and nothing
+        // of it was processed. Browsers send such a request again on a new connection; so do we,
+        // once. (The soak's "app rendered nothing": its script got this 502 under load.)
+        if (!again && bodyless && up.reusedSocket && !res.destroyed) {
+          log.debug(
+            { url: target.href, code: errorCode(err) },
+            'policy proxy: idle connection reset; sending again',
+          );
+          send(true);
+          return;
+        }
+        log.info({ url: target.href, code: errorCode(err) }, 'policy proxy: origin could not be reached');
+        // The origin could not be reached: say so (a 502 from the proxy, never a made-up page status).
+        res.writeHead(502, { 'content-type': 'text/plain', 'x-tabwright-proxy-error': errorCode(err) });
+        res.end(`tabwright policy proxy: ${target.host} could not be reached (${errorCode(err)})`);
+      });
+      if (bodyless) up.end();
+      else req.pipe(up);
+    };
     res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
+      if (!res.writableFinished) upstream?.destroy();
     });
-    req.pipe(upstream);
+    if (bodyless) req.resume();
+    send(false);
   }
 
   private tunnel(req: http.IncomingMessage, client: Duplex, head: Buffer): void {
@@ -171,6 +195,12 @@ function safeJudge(judge: ProxyJudge, attempt: ProxiedAttempt): 'allow' | 'block
     log.warn({ err: String(err) }, 'policy proxy judge failed; refusing');
     return 'block';
   }
+}
+
+/** True when a request carries no body (no Content-Length above 0, no Transfer-Encoding). */
+function hasNoBody(headers: http.IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] === undefined && (length === undefined || Number(length) === 0);
 }
 
 /** Raw header pairs without the hop-by-hop ones (and without those named by Connection). */

@@ -24,6 +24,16 @@ export interface SoakSession {
   close(): Promise<void>;
 }
 
+/**
+ * What the page was when a target was missing: URL, readyState, the start of the body, each
+ * resource's status and the last requests and console lines the door reports. A miss is explained
+ * by these, not guessed at.
+ */
+const PAGE_STATE = `(() => ({ href: location.href, ready: document.readyState, title: document.title,
+  body: (document.body ? document.body.innerHTML : document.documentElement.outerHTML).slice(0, 300),
+  nav: performance.getEntriesByType('navigation').map((e) => e.type + ' ' + e.responseStatus),
+  resources: performance.getEntriesByType('resource').map((e) => e.name.split('/').pop() + ' ' + e.responseStatus + ' ' + Math.round(e.duration) + 'ms') }))()`;
+
 const SELECTORS: Record<Target, string> = {
   new_todo: '.new-todo',
   toggle: '.todo-list li:first-child .toggle',
@@ -51,6 +61,7 @@ async function againIfNotThere<T>(
   waitFor: () => Promise<unknown>,
   where: () => Promise<string>,
 ): Promise<T> {
+  // `where` describes the page: its URL, and its state (PAGE_STATE, requests, console) when the door can read them.
   try {
     return await call();
   } catch (err) {
@@ -96,7 +107,13 @@ export async function httpSession(base: string): Promise<SoakSession> {
   const cmd = (method: string, params: Json = {}) => post({ id, method, params });
   const waitFor = (t: Target) =>
     cmd('wait_for_element', { selector: SELECTORS[t], timeoutSeconds: RENDER_WAIT_MS / 1000 });
-  const where = async () => String((await cmd('get_url', {})).url);
+  const where = async () => {
+    const url = String((await cmd('get_url', {})).url);
+    const state = await cmd('execute_js', { body: PAGE_STATE }).catch((e) => ({ result: String(e) }));
+    const reqs = await cmd('get_requests', { limit: 8 }).catch((e) => ({ requests: String(e) }));
+    const cons = await cmd('get_console_logs', {}).catch((e) => ({ logs: String(e) }));
+    return `${url}; state ${JSON.stringify(state.result)}; requests ${JSON.stringify(reqs.requests)}; console ${JSON.stringify(cons).slice(0, 600)}`;
+  };
   return {
     open: async (url) => void (await cmd('go_to_url', { url, timeoutMs: DEADLINE_MS })),
     snapshot: async () => String((await cmd('get_browser_state', {})).text ?? ''),
@@ -128,6 +145,8 @@ export async function providerSession(
   client: ProviderClient,
   origin: string,
   name: string,
+  /** False: no origin policy (no request filter, no policy proxy), to see what they cost. */
+  restricted = true,
 ): Promise<SoakSession> {
   const call = async (method: string, params: Json = {}) => {
     try {
@@ -141,13 +160,21 @@ export async function providerSession(
     await call('session.ensure', {
       client_session_id: name,
       isolation: 'per_session',
-      allowed_origins: [origin],
+      ...(restricted ? { allowed_origins: [origin] } : {}),
       timeout_ms: DEADLINE_MS,
     })
   ).session_id as string;
   const waitFor = (t: Target) =>
     call('page.wait', { selector_present: SELECTORS[t], timeout_ms: RENDER_WAIT_MS });
-  const where = async () => String((await call('page.snapshot', { timeout_ms: DEADLINE_MS })).url);
+  const where = async () => {
+    const url = String((await call('page.snapshot', { timeout_ms: DEADLINE_MS })).url);
+    const state = await call('page.eval', { script: PAGE_STATE, timeout_ms: DEADLINE_MS }).catch((e) => ({
+      value: String(e),
+    }));
+    const reqs = await call('network.list', { limit: 8 }).catch((e) => ({ requests: String(e) }));
+    const cons = await call('console.list', { limit: 10 }).catch((e) => ({ entries: String(e) }));
+    return `${url}; state ${JSON.stringify(state.value)}; requests ${JSON.stringify(reqs.requests)}; console ${JSON.stringify(cons.entries).slice(0, 600)}`;
+  };
   return {
     open: async (url) => void (await call('page.open', { url, timeout_ms: DEADLINE_MS })),
     snapshot: async () => String((await call('page.snapshot', { timeout_ms: DEADLINE_MS })).text ?? ''),
@@ -256,7 +283,16 @@ export async function mcpSession(transport: Transport, d: McpDialect): Promise<S
       return refOf(snap, t);
     } catch {
       await new Promise((r) => setTimeout(r, 300));
-      return refOf(await call(d.snapshot()), t);
+      const again = await call(d.snapshot());
+      try {
+        return refOf(again, t);
+      } catch (err) {
+        // What the page was: the snapshot's start and the door's request list.
+        const reqs = await call(d.network()).catch((e) => String(e));
+        throw new StepError(
+          `${(err as Error).message}; snapshot ${JSON.stringify(again.slice(0, 500))}; network ${JSON.stringify(reqs.slice(-800))}`,
+        );
+      }
     }
   };
   return {

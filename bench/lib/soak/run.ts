@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -18,7 +26,7 @@ import {
   providerSession,
   type SoakSession,
 } from './doors.js';
-import { profileDirs, treeMemory, treePids } from './tree.js';
+import { CpuMeter, type CpuWindow, profileDirs, pssByKind, treeMemory, treePids } from './tree.js';
 
 export type DoorName = 'http' | 'mcp' | 'provider';
 export const DOOR_NAMES: readonly DoorName[] = ['http', 'mcp', 'provider'];
@@ -55,6 +63,12 @@ export interface Sample {
   ops: Record<string, Record<string, { n: number; errors: number; p50: number; p95: number }>>;
   /** p95 of every call in this window. */
   p95: number;
+  /** CPU seconds per kind of process in this window, and the whole machine's. */
+  cpu?: CpuWindow;
+  /** PSS per kind of process (serve, provider, browser, renderer, gpu-process, utility…), MiB. */
+  pssByKind?: Record<string, number>;
+  /** Each failed call of this window: door, operation, seconds into the run, the error. */
+  errors: string[];
 }
 
 export interface PhaseResult {
@@ -98,7 +112,7 @@ export async function agentLoop(
   pages: string[],
   calls: Call[],
 ): Promise<void> {
-  const step = async <T>(op: string, fn: () => Promise<T>): Promise<T | undefined> => {
+  const step = async <T>(op: string, fn: () => Promise<T>, url?: string): Promise<T | undefined> => {
     if (Date.now() >= stopAt) throw new Stop();
     const t0 = performance.now();
     try {
@@ -106,7 +120,8 @@ export async function agentLoop(
       calls.push({ at: Date.now(), door, op, ms: performance.now() - t0 });
       return v;
     } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
+      // An open's error names its URL: a timeout on one heavy page is another story than on every page.
+      const msg = `${err instanceof Error ? err.message : String(err)}${url ? ` (opening ${url})` : ''}`;
       calls.push({ at: Date.now(), door, op, ms: performance.now() - t0, error: msg });
       return undefined;
     }
@@ -115,7 +130,8 @@ export async function agentLoop(
     for (let iter = 0; ; iter++) {
       const app = APPS[(index + iter) % APPS.length]!;
       const text = `soak ${index}-${iter}`;
-      await step('open', () => s.open(`${base}/corpus/apps/todomvc-${app}/index.html`));
+      const appUrl = `${base}/corpus/apps/todomvc-${app}/index.html`;
+      await step('open', () => s.open(appUrl), appUrl);
       let snap = (await step('snapshot', () => s.snapshot())) ?? '';
       await step('type', () => s.type('new_todo', text, snap));
       await step('wait', () => s.waitText(text));
@@ -126,7 +142,8 @@ export async function agentLoop(
       await step('screenshot', () => s.screenshot());
       await step('network', () => s.network());
       const page = pages[(index * 7 + iter) % pages.length]!;
-      await step('open', () => s.open(`${base}/corpus/pages/${page}/index.html`));
+      const pageUrl = `${base}/corpus/pages/${page}/index.html`;
+      await step('open', () => s.open(pageUrl), pageUrl);
       await step('snapshot', () => s.snapshot());
       await step('back', () => s.back());
     }
@@ -170,6 +187,8 @@ function windowStats(calls: Call[]): Pick<Sample, 'ops' | 'p95'> {
 interface Target {
   name: string;
   roots(): number[];
+  /** The roots with a name for the CPU figures (serve, provider, pw-mcp). */
+  namedRoots(): { pid: number; name: string }[];
   counts(): Promise<EngineCounts | undefined>;
   open(index: number): Promise<{ door: string; session: SoakSession }>;
   /** Stops the processes; resolves when they exited. */
@@ -187,8 +206,12 @@ function readCounts(file: string): EngineCounts | undefined {
 /** The engine processes' Node options: --expose-gc, and TABWRIGHT_SOAK_NODE_OPTIONS (e.g. `--require ./bench/lib/soak/cpu-profile.cjs`). */
 const NODE_OPTIONS = ['--expose-gc', process.env.TABWRIGHT_SOAK_NODE_OPTIONS].filter(Boolean).join(' ');
 
+/** The engine processes' log level (stderr; TABWRIGHT_SOAK_STDERR=file keeps serve's). */
+const LOG_LEVEL = process.env.TABWRIGHT_SOAK_LOG ?? 'error';
+
 async function oursTarget(doors: DoorName[], home: string, fx: FixtureServer): Promise<Target> {
   const roots: (() => number | undefined)[] = [];
+  const rootNames: string[] = [];
   const stops: (() => Promise<void>)[] = [];
   const countFiles: string[] = [];
   let serveUrl: string | undefined;
@@ -196,12 +219,17 @@ async function oursTarget(doors: DoorName[], home: string, fx: FixtureServer): P
   if (doors.includes('http') || doors.includes('mcp')) {
     const statsFile = join(home, 'serve-counts.json');
     const s = await spawnServe(home, ['--allow-origin', fx.url, '--min-free-mb', '0'], {
-      TABWRIGHT_LOG: 'error',
+      TABWRIGHT_LOG: LOG_LEVEL,
       TABWRIGHT_STATS_FILE: statsFile,
       NODE_OPTIONS: NODE_OPTIONS,
     });
     serveUrl = s.url;
+    if (process.env.TABWRIGHT_SOAK_STDERR) {
+      const out = createWriteStream(process.env.TABWRIGHT_SOAK_STDERR, { flags: 'a' });
+      s.child.stderr?.on('data', (d: Buffer) => out.write(d));
+    }
     roots.push(() => s.child.pid);
+    rootNames.push('serve');
     stops.push(() => s.close());
     countFiles.push(statsFile);
   }
@@ -210,17 +238,23 @@ async function oursTarget(doors: DoorName[], home: string, fx: FixtureServer): P
     const p = spawnProvider(home, [], {
       TABWRIGHT_STATS_FILE: statsFile,
       NODE_OPTIONS: NODE_OPTIONS,
-      TABWRIGHT_LOG: 'error',
+      TABWRIGHT_LOG: LOG_LEVEL,
       TABWRIGHT_MIN_FREE_MB: '0',
     });
     provider = p;
     roots.push(() => p.pid);
+    rootNames.push('provider');
     stops.push(async () => void (await p.close()));
     countFiles.push(statsFile);
   }
   return {
     name: `tabwright (${doors.join('+')})`,
     roots: () => roots.map((r) => r()).filter((p): p is number => p !== undefined),
+    namedRoots: () =>
+      roots.flatMap((r, i) => {
+        const pid = r();
+        return pid === undefined ? [] : [{ pid, name: rootNames[i]! }];
+      }),
     async counts() {
       const all = countFiles.map(readCounts).filter((c): c is EngineCounts => c !== undefined);
       return all.length ? sumCounts(all) : undefined;
@@ -259,6 +293,11 @@ function anchorTarget(dir: string, fx: FixtureServer): Target {
   return {
     name: 'Playwright MCP',
     roots: () => transports.map((t) => t.pid).filter((p): p is number => typeof p === 'number'),
+    namedRoots: () =>
+      transports
+        .map((t) => t.pid)
+        .filter((p): p is number => typeof p === 'number')
+        .map((pid) => ({ pid, name: 'pw-mcp' })),
     counts: async () => undefined,
     async open() {
       const t = playwrightMcpTransport(dir, ['--allowed-origins', fx.url]);
@@ -346,6 +385,8 @@ async function runPhase(
     await agentLoop(opened.session, opened.door, i, stopAt, fx.url, pages, calls);
   });
   const samples: Sample[] = [];
+  const cpu = new CpuMeter();
+  cpu.window(target.namedRoots());
   let from = 0;
   const sampler = (async () => {
     for (let k = 1; ; k++) {
@@ -362,7 +403,12 @@ async function runPhase(
         treeMb: mem.treeMb,
         processes: mem.processes,
         counts: await target.counts(),
+        cpu: cpu.window(target.namedRoots()),
+        pssByKind: pssByKind(target.namedRoots()),
         ...windowStats(window),
+        errors: window
+          .filter((c) => c.error)
+          .map((c) => `${c.door} ${c.op} t=${((c.at - t0) / 1000).toFixed(0)}s: ${c.error!.slice(0, 3000)}`),
       };
       samples.push(s);
       printSample(target.name, s, log);
@@ -489,6 +535,22 @@ function printSample(name: string, s: Sample, log: (l: string) => void): void {
     );
     log(`    ${door}: errors ${errs}; p50/p95 ms: ${parts.join(', ')}`);
   }
+  if (s.pssByKind) {
+    const parts = Object.entries(s.pssByKind)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v.toFixed(0)}`);
+    log(`    pss MB: ${parts.join(', ')}`);
+  }
+  if (s.cpu) {
+    const parts = Object.entries(s.cpu.seconds)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v.toFixed(1)}`);
+    log(
+      `    cpu s: ${parts.join(', ')}; machine busy ${s.cpu.machineBusy.toFixed(0)} of ${s.cpu.machineCapacity.toFixed(0)}`,
+    );
+  }
+  // Each error of the window in full: the door's words and, for a missing target, the page's state.
+  for (const e of s.errors) log(`    ! ${e}`);
 }
 
 export function summarize(r: PhaseResult, log: (l: string) => void): void {

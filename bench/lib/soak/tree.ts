@@ -62,3 +62,92 @@ export function profileDirs(roots: number[]): string[] {
   }
   return [...dirs];
 }
+
+/** utime + stime of a process in clock ticks (1/100 s on Linux), or undefined when it is gone. */
+function cpuTicks(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of proc(5), counted from the state (field 3) here.
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A process's kind: the root's name for a root, else its Chromium --type (browser for none). */
+function kindOf(pid: number, rootNames: Map<number, string>): string {
+  const root = rootNames.get(pid);
+  if (root) return root;
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    const type = /--type=([a-z-]+)/.exec(cmd)?.[1];
+    return type ?? (/chrom/i.test(cmd) ? 'browser' : 'other');
+  } catch {
+    return 'gone';
+  }
+}
+
+/** Busy and total CPU ticks of the whole machine (every core), from /proc/stat. */
+function machineTicks(): { busy: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = (f[3] ?? 0) + (f[4] ?? 0);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+export interface CpuWindow {
+  /** CPU seconds in the window per kind: the roots by name, Chromium processes by --type, `bench` (this process: clients and fixture server). */
+  seconds: Record<string, number>;
+  /** CPU seconds the whole machine was busy (other users included), and its capacity, in the window. */
+  machineBusy: number;
+  machineCapacity: number;
+}
+
+/**
+ * CPU used per kind of process between two calls of `window`. A process that exited inside the
+ * window loses its last part (up to one window of a short-lived renderer): a lower bound.
+ */
+export class CpuMeter {
+  private readonly last = new Map<number, number>();
+  private bench = process.cpuUsage();
+  private machine = machineTicks();
+
+  window(roots: { pid: number; name: string }[]): CpuWindow {
+    const names = new Map(roots.map((r) => [r.pid, r.name]));
+    const seconds: Record<string, number> = {};
+    const seen = new Set<number>();
+    for (const pid of treePids(roots.map((r) => r.pid))) {
+      const ticks = cpuTicks(pid);
+      if (ticks === undefined) continue;
+      seen.add(pid);
+      const delta = ticks - (this.last.get(pid) ?? 0);
+      this.last.set(pid, ticks);
+      const kind = kindOf(pid, names);
+      seconds[kind] = (seconds[kind] ?? 0) + delta / 100;
+    }
+    for (const pid of this.last.keys()) if (!seen.has(pid)) this.last.delete(pid);
+    const b = process.cpuUsage(this.bench);
+    this.bench = process.cpuUsage();
+    seconds.bench = (b.user + b.system) / 1e6;
+    const m = machineTicks();
+    const out = {
+      seconds,
+      machineBusy: (m.busy - this.machine.busy) / 100,
+      machineCapacity: (m.total - this.machine.total) / 100,
+    };
+    this.machine = m;
+    return out;
+  }
+}
+
+/** PSS per kind of process (as CpuMeter names them), MiB: where the tree's memory is. */
+export function pssByKind(roots: { pid: number; name: string }[]): Record<string, number> {
+  const names = new Map(roots.map((r) => [r.pid, r.name]));
+  const out: Record<string, number> = {};
+  for (const pid of treePids(roots.map((r) => r.pid))) {
+    const kind = kindOf(pid, names);
+    out[kind] = (out[kind] ?? 0) + pssKb(pid) / 1024;
+  }
+  return out;
+}
