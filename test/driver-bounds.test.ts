@@ -13,7 +13,7 @@ import { startFixtureServer } from './helpers/fixture-server.js';
 // MAX_REQUEST_OBJECTS (request-objects.ts). A request whose object the driver dropped while it was
 // in flight still finishes in the engine's records (its later events come on a new object).
 
-/** The bound in this test (the real one is MAX_REQUEST_OBJECTS, 2,000): the same trimming, fewer requests. */
+/** The bound in this test (the real one is MAX_REQUEST_OBJECTS, 500): the same trimming, fewer requests. */
 const LIMIT = 100;
 setRequestObjectLimitForTest(LIMIT);
 const home = tempHome();
