@@ -147,13 +147,21 @@ describe('each door command loads its own modules', () => {
 
 describe('playwright-core bundles as one-byte strings', () => {
   test('wide characters on comment lines are escaped; anywhere else the source is left alone', () => {
+    // The loader reads a file's UTF-8 bytes as latin1, one char per byte.
+    const bytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
     assert.equal(
-      oneByteSource('a();\n// a ─ b\n  * c → d\nb();'),
+      oneByteSource(bytes('a();\n// a ─ b\n  * c → d\nb();')),
       'a();\n// a \\u2500 b\n  * c \\u2192 d\nb();',
     );
-    assert.equal(oneByteSource('/* ─ */ x();'), '/* \\u2500 */ x();');
-    assert.equal(oneByteSource('const s = "─";'), undefined);
-    assert.equal(oneByteSource('x(); // é stays'), 'x(); // é stays', 'Latin-1 is one-byte already');
+    assert.equal(oneByteSource(bytes('/* ─ */ x();')), '/* \\u2500 */ x();');
+    assert.equal(oneByteSource(bytes('// 😀')), '// \\ud83d\\ude00', 'astral: its two UTF-16 units');
+    assert.equal(oneByteSource(bytes('const s = "─";')), undefined);
+    assert.equal(
+      oneByteSource(bytes('x("é"); // é')),
+      'x("é"); // é',
+      'Latin-1 is one-byte already, anywhere',
+    );
+    assert.equal(oneByteSource('x(); // \xff'), undefined, 'not UTF-8: left to Node');
   });
 
   test('the installed playwright-core loads with both bundles off the V8 heap', () => {
