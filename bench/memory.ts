@@ -76,15 +76,6 @@ function isRenderer(pid: number): boolean {
   }
 }
 
-function pssAnonKb(pid: number): number {
-  try {
-    const m = /^Pss_Anon:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-    return m ? Number(m[1]) : 0;
-  } catch {
-    return 0;
-  }
-}
-
 function measure(roots: number[], sessions: number): Figures {
   const pids = treePids(roots);
   const rootSet = new Set(roots);
@@ -100,7 +91,7 @@ function measure(roots: number[], sessions: number): Figures {
   return {
     sessions,
     nodeMb: node / 1024,
-    nodeAnonMb: sum(roots.map(pssAnonKb)) / 1024,
+    nodeAnonMb: sum(roots.map((pid) => pssKb(pid, 'Pss_Anon'))) / 1024,
     treeMb: tree / 1024,
     rendererMb: renderers,
     processes: pids.length,
