@@ -58,6 +58,11 @@ interface Figures {
   /** The same process tree REST_MS after the pages loaded (the Node side and the tree). */
   rest?: { nodeMb: number; treeMb: number };
   nodeMb: number;
+  /**
+   * The Node side's anonymous part (Pss_Anon): its heaps, without the node binary's file pages,
+   * whose share of PSS depends on how many other Node processes the machine runs.
+   */
+  nodeAnonMb: number;
   treeMb: number;
   rendererMb: number[];
   processes: number;
@@ -86,6 +91,7 @@ function measure(roots: number[], sessions: number): Figures {
   return {
     sessions,
     nodeMb: node / 1024,
+    nodeAnonMb: sum(roots.map((pid) => pssKb(pid, 'Pss_Anon'))) / 1024,
     treeMb: tree / 1024,
     rendererMb: renderers,
     processes: pids.length,
@@ -173,7 +179,7 @@ async function doorTable(url: string, origin: string, home: string, log: (l: str
       await stop();
       seen.set(door, [...(seen.get(door) ?? []), f]);
       log(
-        `round ${round}: ${door}: node ${f.nodeMb.toFixed(0)} MB (at rest ${f.rest!.nodeMb.toFixed(0)} MB), tree ${f.treeMb.toFixed(0)} MB, renderers ${f.rendererMb.length} (${sum(f.rendererMb).toFixed(0)} MB)`,
+        `round ${round}: ${door}: node ${f.nodeMb.toFixed(0)} MB (anonymous ${f.nodeAnonMb.toFixed(0)} MB; at rest ${f.rest!.nodeMb.toFixed(0)} MB), tree ${f.treeMb.toFixed(0)} MB, renderers ${f.rendererMb.length} (${sum(f.rendererMb).toFixed(0)} MB)`,
       );
     }
   }
@@ -184,14 +190,14 @@ async function doorTable(url: string, origin: string, home: string, log: (l: str
       .join(' ')}`,
   );
   log(
-    `| one page open | Node side ${SETTLE_MS / 1000} s after load | Node side at rest (${REST_MS / 1000} s) | whole tree at rest | renderers |`,
+    `| one page open | Node side ${SETTLE_MS / 1000} s after load | of which anonymous (Pss_Anon) | Node side at rest (${REST_MS / 1000} s) | whole tree at rest | renderers |`,
   );
-  log('|---|---|---|---|---|');
+  log('|---|---|---|---|---|---|');
   for (const door of rows) {
     const fs = seen.get(door) ?? [];
     const label = door === 'Playwright MCP' ? 'Playwright MCP (stdio, one process)' : DOOR_LABELS[door];
     log(
-      `| ${label} | ${median(fs.map((f) => f.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.rest!.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.rest!.treeMb)).toFixed(0)} MB | ${median(fs.map((f) => sum(f.rendererMb))).toFixed(0)} MB |`,
+      `| ${label} | ${median(fs.map((f) => f.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.nodeAnonMb)).toFixed(0)} MB | ${median(fs.map((f) => f.rest!.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.rest!.treeMb)).toFixed(0)} MB | ${median(fs.map((f) => sum(f.rendererMb))).toFixed(0)} MB |`,
     );
   }
   log('');

@@ -10,4 +10,6 @@ if (!existsSync(main)) {
   );
   process.exit(1);
 }
+// V8 flags first (dist/cli/v8-flags.js says which and why), then the CLI.
+await import(fileURLToPath(new URL('../dist/cli/v8-flags.js', import.meta.url)));
 await import(main);

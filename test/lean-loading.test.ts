@@ -89,6 +89,13 @@ describe('each door command loads its own modules', () => {
     });
     const has = loaded(file);
     assert.ok(has('providerDoor'), 'the record saw the provider door (the recorder works)');
+    // The bin sets the V8 flags before the CLI's first module (src/cli/v8-flags.ts).
+    const order = readFileSync(file, 'utf8').split('\n');
+    const flags = order.findIndex((l) => l.endsWith('/dist/cli/v8-flags.js'));
+    assert.ok(
+      flags >= 0 && flags < order.findIndex((l) => l.endsWith('/dist/cli/main.js')),
+      order.join('\n'),
+    );
     // ws: the Firefox backend's BiDi client (offered here when Firefox is installed, never started).
     for (const part of ['fastify', 'mcpSdk', 'httpDoor', 'mcpDoor', 'playwright', 'ws'] as const)
       assert.equal(has(part), false, `tabwright provider loaded ${PACKAGES[part]}`);
@@ -145,15 +152,55 @@ describe('each door command loads its own modules', () => {
   });
 });
 
+describe('V8 flags of a tabwright process (src/cli/v8-flags.ts)', () => {
+  /** The young generation's size after allocating 1.5 M survivors, in a process that loaded the flags first. */
+  async function youngGenerationMb(flags: string | undefined): Promise<number> {
+    const code = `await import(${JSON.stringify(join(ROOT, 'dist/cli/v8-flags.js'))});
+const keep = []; for (let i = 0; i < 1_500_000; i++) keep.push({ i });
+const ns = (await import('node:v8')).getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+console.log(ns.space_size / 1048576);`;
+    const env = { ...process.env };
+    if (flags === undefined) delete env.TABWRIGHT_V8_FLAGS;
+    else env.TABWRIGHT_V8_FLAGS = flags;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    await once(child, 'exit');
+    return Number(out.trim());
+  }
+
+  test('--optimize-for-size set at run time keeps the young generation small; TABWRIGHT_V8_FLAGS="" sets none', async () => {
+    const [lean, plain] = await Promise.all([youngGenerationMb(undefined), youngGenerationMb('')]);
+    assert.ok(lean > 0 && lean <= 16, `young generation ${lean} MB with the default flags`);
+    assert.ok(plain > 16, `young generation ${plain} MB without flags: the check cannot tell them apart`);
+  });
+
+  test('the JS daemon sets them first too', () => {
+    const entry = readFileSync(join(ROOT, 'src/cli/js-daemon-main.ts'), 'utf8');
+    assert.match(entry.replace(/^\/\/.*\n/gm, ''), /^import '\.\/v8-flags\.js';/);
+  });
+});
+
 describe('playwright-core bundles as one-byte strings', () => {
   test('wide characters on comment lines are escaped; anywhere else the source is left alone', () => {
+    // The loader reads a file's UTF-8 bytes as latin1, one char per byte.
+    const bytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
     assert.equal(
-      oneByteSource('a();\n// a ─ b\n  * c → d\nb();'),
+      oneByteSource(bytes('a();\n// a ─ b\n  * c → d\nb();')),
       'a();\n// a \\u2500 b\n  * c \\u2192 d\nb();',
     );
-    assert.equal(oneByteSource('/* ─ */ x();'), '/* \\u2500 */ x();');
-    assert.equal(oneByteSource('const s = "─";'), undefined);
-    assert.equal(oneByteSource('x(); // é stays'), 'x(); // é stays', 'Latin-1 is one-byte already');
+    assert.equal(oneByteSource(bytes('/* ─ */ x();')), '/* \\u2500 */ x();');
+    assert.equal(oneByteSource(bytes('// 😀')), '// \\ud83d\\ude00', 'astral: its two UTF-16 units');
+    assert.equal(oneByteSource(bytes('const s = "─";')), undefined);
+    assert.equal(
+      oneByteSource(bytes('x("é"); // é')),
+      'x("é"); // é',
+      'Latin-1 is one-byte already, anywhere',
+    );
+    assert.equal(oneByteSource('x(); // \xff'), undefined, 'not UTF-8: left to Node');
   });
 
   test('the installed playwright-core loads with both bundles off the V8 heap', () => {

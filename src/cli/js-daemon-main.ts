@@ -1,5 +1,6 @@
 // Entry point of the `tabwright js` daemon process (spawned detached by the CLI): a composition
 // root like the other commands (it chooses the engine's backends).
+import './v8-flags.js';
 import { runDaemon } from '../doors/js/daemon.js';
 import { createEngine } from './compose.js';
 

@@ -7,9 +7,11 @@ import { processesBelow } from '../../../test/helpers/pipe-run.js';
  * divided among their sharers, so a tree's sum counts Chromium's shared code once) from
  * /proc/<pid>/smaps_rollup, summed over a root and everything below it.
  */
-export function pssKb(pid: number): number {
+export function pssKb(pid: number, field: 'Pss' | 'Pss_Anon' = 'Pss'): number {
   try {
-    const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+      readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'),
+    );
     return m ? Number(m[1]) : 0;
   } catch {
     return 0; // gone between listing and reading
