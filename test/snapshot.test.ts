@@ -117,6 +117,27 @@ describe('page model', () => {
     await page.close();
   });
 
+  test('pseudo text from readable and cross-origin sheets; a sheet that failed to load is known to have no rules', async () => {
+    const page = await openPage('stylesheets.html');
+    const s = await page.snapshot();
+    assert.match(s.text, /Near: inline rule/);
+    // A loaded cross-origin sheet cannot be read: its ::after must still be found.
+    assert.match(s.text, /cross-origin rule \(from afar\)/);
+    // The init script's record, which lets the walker skip pseudo reads for a sheet that never loaded.
+    const marks = await page.evaluate(
+      'marks',
+      () => {
+        const failed = (globalThis as unknown as Record<symbol, (el: Element) => boolean>)[
+          Symbol.for('tabwright.failedStylesheet')
+        ];
+        return ['gone', 'far'].map((id) => failed?.(document.getElementById(id)!) ?? null);
+      },
+      null,
+    );
+    assert.deepEqual(marks, [true, false]);
+    await page.close();
+  });
+
   test('live form values come from DOM properties', async () => {
     const page = await openPage('basic.html');
     await page.evaluate(

@@ -688,7 +688,8 @@ function pseudoText(el: Element, which: '::before' | '::after'): string {
 /**
  * Elements that may have ::before/::after text: those matched by a stylesheet
  * rule with a ::before/::after selector and a string (or variable) content.
- * null when a stylesheet cannot be read (cross-origin): then every element is checked.
+ * null when a stylesheet cannot be read (cross-origin, and not known to have failed to load):
+ * then every element is checked.
  */
 let pseudoSet: Set<Element> | null = null;
 
@@ -716,11 +717,28 @@ function collectPseudoSelectors(rules: CSSRuleList, out: string[]): boolean {
   return true;
 }
 
+/** The init script's record of stylesheet links that failed to load (failed-sheets.ts), if it ran here. */
+function failedSheetCheck(): ((el: Element) => boolean) | undefined {
+  return (globalThis as unknown as Record<symbol, ((el: Element) => boolean) | undefined>)[
+    Symbol.for('tabwright.failedStylesheet')
+  ];
+}
+
 function computePseudoSet(): Set<Element> | null {
   const sels: string[] = [];
+  const failed = failedSheetCheck();
   try {
     for (const sheet of Array.from(document.styleSheets)) {
-      if (!collectPseudoSelectors(sheet.cssRules, sels)) return null;
+      let rules: CSSRuleList;
+      try {
+        rules = sheet.cssRules;
+      } catch (e) {
+        // Unreadable (cross-origin): a sheet that never loaded has no rules, any other may have some.
+        const owner = sheet.ownerNode;
+        if (failed && owner instanceof Element && failed(owner)) continue;
+        throw e;
+      }
+      if (!collectPseudoSelectors(rules, sels)) return null;
     }
     for (const sheet of Array.from(document.adoptedStyleSheets ?? [])) {
       if (!collectPseudoSelectors(sheet.cssRules, sels)) return null;
