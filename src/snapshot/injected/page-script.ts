@@ -280,15 +280,24 @@ function shadowOf(el: Element): ShadowRoot | null {
 
 /** Children in the flat tree: shadow root content, slot assignments, light children otherwise. */
 function flatChildren(node: Element | ShadowRoot | Document): NodeListOf<ChildNode> | Node[] {
+  const from = flatParent(node);
+  return Array.isArray(from) ? from : from.childNodes;
+}
+
+/**
+ * Where the flat-tree children come from: a slot's assigned nodes, or the node whose child list
+ * they are (the shadow root, or the node itself), for walking by nextSibling without a NodeList.
+ */
+function flatParent(node: Element | ShadowRoot | Document): Node[] | Node {
   if (node instanceof Element) {
     if (node.localName === 'slot') {
       const assigned = (node as HTMLSlotElement).assignedNodes();
       if (assigned.length) return assigned;
     }
     const root = shadowOf(node);
-    if (root) return root.childNodes;
+    if (root) return root;
   }
-  return node.childNodes;
+  return node;
 }
 
 // ---------------------------------------------------------------- roles
@@ -919,13 +928,17 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean, h
     }
     const pseudo = pseudoSet === null || pseudoSet.has(el) || el.getRootNode() !== document;
     if (pseudo) parts.push(pseudoText(el, '::before'));
-    for (const c of Array.from(flatChildren(el))) visit(c);
+    const from = flatParent(el);
+    if (Array.isArray(from)) for (const c of from) visit(c);
+    else for (let c = from.firstChild; c; c = c.nextSibling) visit(c);
     // aria-owns: owned elements follow the owner's own children.
-    for (const id of (el.getAttribute('aria-owns') ?? '').trim().split(/\s+/)) {
-      const owned = id ? (el.getRootNode() as Document | ShadowRoot).getElementById?.(id) : null;
-      // Never an element hidden from everyone (or inside such an element).
-      if (owned && !owned.contains(el) && owned.checkVisibility?.() !== false) visit(owned);
-    }
+    const owns = el.getAttribute('aria-owns');
+    if (owns)
+      for (const id of owns.trim().split(/\s+/)) {
+        const owned = id ? (el.getRootNode() as Document | ShadowRoot).getElementById?.(id) : null;
+        // Never an element hidden from everyone (or inside such an element).
+        if (owned && !owned.contains(el) && owned.checkVisibility?.() !== false) visit(owned);
+      }
     if (pseudo) parts.push(pseudoText(el, '::after'));
     if (block) parts.push(' ');
   };
@@ -933,12 +946,24 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean, h
   return norm(parts.join(''));
 }
 
+const NON_SPACE = /\S/;
+/** Each parent element's text-transform, read once per walk (its text nodes share it). */
+const transformCache = new Map<Element, string>();
+let inWalk = false;
+
 /** A text node's text as rendered: CSS text-transform applied (as Chromium does for names and innerText). */
 function transformed(node: Node): string {
   const text = node.nodeValue ?? '';
+  // Whitespace has no case: most text nodes (between tags) need no style read.
+  if (!text || !NON_SPACE.test(text)) return text;
   const parent = node.parentElement;
-  if (!parent || !text) return text;
-  const tt = styleOf(parent).textTransform;
+  if (!parent) return text;
+  // Cached only inside a walk: between walks the page may restyle.
+  let tt = inWalk ? transformCache.get(parent) : undefined;
+  if (tt === undefined) {
+    tt = styleOf(parent).textTransform;
+    if (inWalk) transformCache.set(parent, tt);
+  }
   if (tt === 'none' || !tt) return text;
   if (tt === 'uppercase') return text.toUpperCase();
   if (tt === 'lowercase') return text.toLowerCase();
@@ -1334,18 +1359,20 @@ function pushText(out: Out, s: string): void {
   else out.push(s);
 }
 
-function walkChildren(parent: Element | ShadowRoot | Document, out: Out, ctx: Ctx, inh: Inherited): void {
-  // Indexed, not copied: nothing in the walk changes the DOM.
-  const list = flatChildren(parent);
-  for (let i = 0; i < list.length; i++) {
-    const child = list[i]!;
-    if (child.nodeType === 3) {
-      if (inh.visible) pushText(out, transformed(child));
-    } else if (child instanceof Element) {
-      if (ctx.owned.has(child)) continue;
-      visit(child, out, ctx, inh);
-    }
+function walkChild(child: Node, out: Out, ctx: Ctx, inh: Inherited): void {
+  if (child.nodeType === 3) {
+    if (inh.visible) pushText(out, transformed(child));
+  } else if (child instanceof Element) {
+    // instanceof, not nodeType: elements made in another realm (an ad's iframe) stay out, as before.
+    if (!ctx.owned.has(child)) visit(child, out, ctx, inh);
   }
+}
+
+function walkChildren(parent: Element | ShadowRoot | Document, out: Out, ctx: Ctx, inh: Inherited): void {
+  // Not copied: nothing in the walk changes the DOM; sibling links are cheaper than a NodeList.
+  const from = flatParent(parent);
+  if (Array.isArray(from)) for (const child of from) walkChild(child, out, ctx, inh);
+  else for (let c = from.firstChild; c; c = c.nextSibling) walkChild(c, out, ctx, inh);
   if (parent instanceof Element) {
     const owned = ctx.owners.get(parent);
     if (owned) for (const o of owned) visit(o, out, ctx, inh);
@@ -1354,20 +1381,22 @@ function walkChildren(parent: Element | ShadowRoot | Document, out: Out, ctx: Ct
 
 /** Merges text runs, normalizes whitespace and drops empty runs. */
 function finish(out: Out): Out {
-  const res: Out = [];
-  for (const item of out) {
-    if (typeof item === 'string') {
-      const last = res.length - 1;
-      if (last >= 0 && typeof res[last] === 'string') res[last] += item;
-      else res.push(item);
-    } else res.push(item);
-  }
   const final: Out = [];
-  for (const item of res) {
-    if (typeof item === 'string') {
-      const t = norm(item);
-      if (t) final.push(t);
-    } else final.push(item);
+  let run: string | null = null;
+  for (const item of out) {
+    if (typeof item === 'string') run = run === null ? item : run + item;
+    else {
+      if (run !== null) {
+        const t = norm(run);
+        if (t) final.push(t);
+        run = null;
+      }
+      final.push(item);
+    }
+  }
+  if (run !== null) {
+    const t = norm(run);
+    if (t) final.push(t);
   }
   return final;
 }
@@ -1648,8 +1677,23 @@ function walkOptions(select: HTMLSelectElement, out: Out, _ctx: Ctx): void {
 }
 
 function walk(opts: WalkOptions): WalkResult | WalkError {
+  try {
+    return walkDocument(opts);
+  } finally {
+    // Whatever the outcome, nothing cached for one walk outlives it.
+    styleCache.clear();
+    transformCache.clear();
+    inWalk = false;
+    pseudoSet = null;
+    walkRegistry = null;
+  }
+}
+
+function walkDocument(opts: WalkOptions): WalkResult | WalkError {
   const t0 = performance.now();
   styleCache.clear();
+  transformCache.clear();
+  inWalk = true;
   pseudoSet = computePseudoSet();
   let root: Element | null = document.body ?? document.documentElement;
   if (opts.selector) {
@@ -1706,9 +1750,6 @@ function walk(opts: WalkOptions): WalkResult | WalkError {
   const children = finish(out);
   if (children.length) top.c = children;
   if (ctx.inl.length) top.inl = ctx.inl;
-  styleCache.clear();
-  pseudoSet = null;
-  walkRegistry = null;
   const se = document.scrollingElement ?? document.documentElement;
   return {
     ok: true,
