@@ -1277,6 +1277,8 @@ function covered(el: Element, rect: DOMRect, modal: Modal | null): boolean {
   if (cx < 0 || cy < 0 || cx >= innerWidth || cy >= innerHeight) return false;
   const hit = deepElementFromPoint(cx, cy);
   if (!hit) return false;
+  // Within one tree (the usual hit: the element or a child of it) the native check answers.
+  if (el.contains(hit) || hit.contains(el)) return false;
   if (composedContains(el, hit) || composedContains(hit, el)) return false;
   const labels = (el as HTMLInputElement).labels;
   if (labels) for (const l of Array.from(labels)) if (composedContains(l, hit)) return false;
@@ -1321,7 +1323,11 @@ interface Ctx {
 }
 
 interface Inherited {
-  cursorPointer: boolean;
+  /**
+   * The computed style of the element whose children these are (null: none to compare with). Its
+   * cursor is read only when a child's own cursor is a pointer: most elements never need it.
+   */
+  parentStyle: CSSStyleDeclaration | null;
   inInteractive: boolean;
   visible: boolean;
   /** Inside a shadow tree (stylesheets there are not scanned for ::before/::after). */
@@ -1442,10 +1448,9 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   }
   ctx.count++;
   let role = roleOf(el);
-  const pointerCursor = style.cursor === 'pointer';
   const sroot = shadowOf(el);
   const childInh: Inherited = {
-    cursorPointer: pointerCursor,
+    parentStyle: style,
     inInteractive: inh.inInteractive,
     visible,
   };
@@ -1467,7 +1472,8 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
     tag !== 'html' &&
     tag !== 'label' &&
     role !== 'iframe' &&
-    ((pointerCursor && !inh.cursorPointer) ||
+    // A pointer cursor of its own (not inherited from its parent) marks a clickable.
+    ((style.cursor === 'pointer' && inh.parentStyle?.cursor !== 'pointer') ||
       el.hasAttribute('onclick') ||
       (focusable(el) && role !== 'dialog' && role !== 'tabpanel' && role !== 'main' && role !== 'region')) &&
     rect().width > 0 &&
@@ -1741,10 +1747,9 @@ function walkDocument(opts: WalkOptions): WalkResult | WalkError {
     if (scoped) {
       // Inherit cursor/visibility context from the scope root's parent.
       const p = parentElement(root);
-      const ps = p ? styleOf(p) : null;
-      visit(root, out, ctx, { cursorPointer: ps?.cursor === 'pointer', inInteractive: false, visible: true });
+      visit(root, out, ctx, { parentStyle: p ? styleOf(p) : null, inInteractive: false, visible: true });
     } else {
-      walkChildren(root, out, ctx, { cursorPointer: false, inInteractive: false, visible: true });
+      walkChildren(root, out, ctx, { parentStyle: null, inInteractive: false, visible: true });
     }
   }
   const children = finish(out);
