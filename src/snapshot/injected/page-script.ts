@@ -1320,6 +1320,23 @@ interface Ctx {
   count: number;
   /** Inline semantic elements collapsed into text, waiting for the nearest node that keeps them. */
   inl: RawElement[];
+  /** Ids of iframe elements whose (same-origin) document is blank. */
+  blankFrames: number[];
+}
+
+/**
+ * The frame's document, when this document may read it (same origin: blank and srcdoc frames,
+ * blocked loads that kept their initial document), shows nothing: the engine's blank probe, here.
+ */
+function frameDocumentBlank(el: Element): boolean {
+  try {
+    const d = (el as HTMLIFrameElement).contentDocument;
+    if (!d) return false;
+    const b = d.body;
+    return !b || (b.childElementCount === 0 && !(b.textContent || '').trim());
+  } catch {
+    return false;
+  }
 }
 
 interface Inherited {
@@ -1556,7 +1573,10 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   let st = statesOf(promotedFrom ?? el, role, ctx.focused);
   if (promotedFrom) st = { ...st, checked: promotedFrom.checked };
   if (st) node.st = st;
-  if (tag === 'iframe' || tag === 'frame') node.frame = 1;
+  if (tag === 'iframe' || tag === 'frame') {
+    node.frame = 1;
+    if (frameDocumentBlank(el)) ctx.blankFrames.push(node.id);
+  }
   if (sroot) node.shadow = sroot.mode;
   if (ctx.opts.urls && (tag === 'a' || tag === 'area') && el.hasAttribute('href'))
     node.url = (el as HTMLAnchorElement).href;
@@ -1739,6 +1759,7 @@ function walkDocument(opts: WalkOptions): WalkResult | WalkError {
     outside: 0,
     count: 0,
     inl: [],
+    blankFrames: [],
   };
   const out: Out = [];
   const scoped = opts.selector !== undefined || opts.scopeId !== undefined;
@@ -1773,6 +1794,7 @@ function walkDocument(opts: WalkOptions): WalkResult | WalkError {
     },
     outside: ctx.outside,
     elements: ctx.count,
+    ...(ctx.blankFrames.length ? { blankFrames: ctx.blankFrames } : {}),
     ms: Math.round(performance.now() - t0),
   };
 }
