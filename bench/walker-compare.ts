@@ -100,7 +100,9 @@ async function main() {
       .filter((n) => existsSync(join(dir, n, 'index.html')))
       .filter((n) => !filter || n.includes(filter))
       .sort();
-    console.log(`${machine()}; base ${base}; load average ${load()}; ${names.length} pages × ${rounds} rounds`);
+    console.log(
+      `${machine()}; base ${base}; load average ${load()}; ${names.length} pages × ${rounds} rounds`,
+    );
     const run = async (fn: (arg: unknown) => [number, string], opts: object) =>
       (await page.evaluate(fn, { op: 'walk', opts })) as [number, string];
     let sumBase = 0;
@@ -117,7 +119,9 @@ async function main() {
         const again = comparable((await run(baseWalk, opts))[1]);
         if (again !== a) {
           unstable++;
-          console.log(`  ${name} ${JSON.stringify(opts)}: the page changed between walks (base against itself)`);
+          console.log(
+            `  ${name} ${JSON.stringify(opts)}: the page changed between walks (base against itself)`,
+          );
           continue;
         }
         same = false;
