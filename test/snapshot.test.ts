@@ -117,6 +117,27 @@ describe('page model', () => {
     await page.close();
   });
 
+  test('pseudo text from readable and cross-origin sheets; a sheet that failed to load is known to have no rules', async () => {
+    const page = await openPage('stylesheets.html');
+    const s = await page.snapshot();
+    assert.match(s.text, /Near: inline rule/);
+    // A loaded cross-origin sheet cannot be read: its ::after must still be found.
+    assert.match(s.text, /cross-origin rule \(from afar\)/);
+    // The init script's record, which lets the walker skip pseudo reads for a sheet that never loaded.
+    const marks = await page.evaluate(
+      'marks',
+      () => {
+        const failed = (globalThis as unknown as Record<symbol, (el: Element) => boolean>)[
+          Symbol.for('tabwright.failedStylesheet')
+        ];
+        return ['gone', 'far'].map((id) => failed?.(document.getElementById(id)!) ?? null);
+      },
+      null,
+    );
+    assert.deepEqual(marks, [true, false]);
+    await page.close();
+  });
+
   test('live form values come from DOM properties', async () => {
     const page = await openPage('basic.html');
     await page.evaluate(
@@ -205,6 +226,51 @@ describe('page model', () => {
       assert.ok(lookups >= 1);
     } finally {
       proto.evaluateOnOwner = original;
+      await page.close();
+    }
+  });
+
+  test('iframes: a blank frame found empty is not probed again while its parent shows it blank; content written later is seen', async () => {
+    const page = await session.newPage();
+    await page.open(fixture('iframes.html'));
+    for (let i = 0; i < 50 && page.backend.frames().length < 3; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    // #cross has no src here: an about:blank frame with nothing in it.
+    const blank = page.backend.frames().find((f) => f.url() === 'about:blank')!;
+    assert.ok(blank, 'the blank frame');
+    const own = blank as unknown as { evaluate: (...a: unknown[]) => Promise<unknown> };
+    const original = own.evaluate;
+    let calls = 0;
+    own.evaluate = function (this: unknown, ...a: unknown[]) {
+      calls++;
+      return original.apply(this, a);
+    };
+    try {
+      const first = await page.snapshot();
+      assert.ok(calls >= 1, 'the first snapshot probes the blank frame');
+      calls = 0;
+      const second = await page.snapshot();
+      assert.equal(calls, 0, 'the parent walk showed it blank: no round trip to the frame');
+      assert.equal(second.text, first.text);
+      assert.equal(second.frames, first.frames);
+      // Filled by its parent's script: no longer blank, so it is read again.
+      await page.evaluate(
+        'fill',
+        () => {
+          const doc = (document.getElementById('cross') as HTMLIFrameElement).contentDocument!;
+          doc.body.innerHTML = '<button>Written later</button>';
+        },
+        null,
+      );
+      const third = await page.snapshot();
+      const cross = byName(third, 'iframe', 'Cross origin frame');
+      assert.ok(
+        [...walk(cross)].some((n) => n.role === 'button' && n.name === 'Written later'),
+        third.text,
+      );
+      assert.ok(calls >= 1);
+    } finally {
+      own.evaluate = original;
       await page.close();
     }
   });

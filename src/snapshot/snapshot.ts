@@ -69,6 +69,8 @@ interface FrameRun {
 type OwnerIdentity = { doc: string; id: number };
 /** Each child frame's iframe element (parent document id, local id), as last looked up; gone with the frame. */
 const ownerCache = new WeakMap<BackendFrame, OwnerIdentity>();
+/** Blank frames found empty by the last snapshot: the next asks their parent's walk first. */
+const wasEmpty = new WeakSet<BackendFrame>();
 
 function rem(d: Deadline): number {
   return Math.max(1, d.remaining());
@@ -175,35 +177,47 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
     beyond.push({ frame, error: 'not read: outside the allowed origins' });
   let framesOmitted = 0;
 
-  const runs: FrameRun[] = await Promise.all(
-    frames.map(async (frame): Promise<FrameRun> => {
-      try {
-        if (frame !== rootFrame) {
-          const url = frame.url();
-          // Error pages (blocked or failed loads) have nothing for the agent.
-          if (url.startsWith('chrome-error:')) return { frame, error: 'the frame failed to load' };
-          // Blank frames are usually empty: a tiny probe spares installing the walker there.
-          if (url === 'about:blank' || url === '' || url === 'about:srcdoc') {
-            const empty = await frame.evaluate(blankProbe, null, rem(d));
-            if (empty) return { frame, error: 'empty' };
+  const pending = new Map<BackendFrame, Promise<FrameRun>>();
+  const readFrame = async (frame: BackendFrame): Promise<FrameRun> => {
+    try {
+      if (frame !== rootFrame) {
+        const url = frame.url();
+        // Error pages (blocked or failed loads) have nothing for the agent.
+        if (url.startsWith('chrome-error:')) return { frame, error: 'the frame failed to load' };
+        // Blank frames are usually empty: a tiny probe spares installing the walker there.
+        if (url === 'about:blank' || url === '' || url === 'about:srcdoc') {
+          // Empty last time and its iframe known: the parent's walk tells (no round trip of its own).
+          const known = wasEmpty.has(frame) ? ownerCache.get(frame) : undefined;
+          const parentRun = known && frame.parentId ? pending.get(byId.get(frame.parentId)!) : undefined;
+          const parent = parentRun ? (await parentRun).result : undefined;
+          const empty =
+            (parent && parent.doc === known!.doc && parent.blankFrames?.includes(known!.id)) ||
+            (await frame.evaluate(blankProbe, null, rem(d)));
+          if (empty) {
+            wasEmpty.add(frame);
+            return { frame, error: 'empty' };
           }
+          wasEmpty.delete(frame);
         }
-        const arg = { op: 'walk' as const, opts: perFrameOpts.get(frame.id) ?? walkOpts };
-        // The walker is installed once per document; later calls send only a small stub.
-        let json = await frame.evaluate(pageCallJsonInstalled, arg, rem(d));
-        if (json === null) json = await frame.evaluate(pageCallJson, arg, rem(d));
-        const res = JSON.parse(json) as WalkResult | WalkError;
-        if (!res.ok) {
-          if (frame === rootFrame) throw walkErrorToTabwright(res, o);
-          return { frame, error: res.message };
-        }
-        return { frame, result: res };
-      } catch (err) {
-        if (frame === rootFrame) throw err;
-        return { frame, error: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
       }
-    }),
-  );
+      const arg = { op: 'walk' as const, opts: perFrameOpts.get(frame.id) ?? walkOpts };
+      // The walker is installed once per document; later calls send only a small stub.
+      let json = await frame.evaluate(pageCallJsonInstalled, arg, rem(d));
+      if (json === null) json = await frame.evaluate(pageCallJson, arg, rem(d));
+      const res = JSON.parse(json) as WalkResult | WalkError;
+      if (!res.ok) {
+        if (frame === rootFrame) throw walkErrorToTabwright(res, o);
+        return { frame, error: res.message };
+      }
+      return { frame, result: res };
+    } catch (err) {
+      if (frame === rootFrame) throw err;
+      return { frame, error: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
+    }
+  };
+  // In document order, so a frame's parent is pending before the frame itself.
+  for (const frame of frames) pending.set(frame, readFrame(frame));
+  const runs: FrameRun[] = await Promise.all(frames.map((f) => pending.get(f)!));
   runs.push(...beyond);
   const rootRun = runs[0]!;
   const top = rootRun.result!;
@@ -222,7 +236,15 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
     runs.slice(1).map(async (run) => {
       // Frames with nothing to show (blank, blocked, failed) need no placing.
       if (run.result && !run.result.root.c?.length) return;
-      if (run.error === 'empty' || run.error === 'the frame failed to load') return;
+      if (run.error === 'the frame failed to load') return;
+      if (run.error === 'empty') {
+        // Its iframe, looked up once while the parent is read: later snapshots skip its probe (readFrame).
+        if (!ownerCache.has(run.frame) && run.frame.parentId && docOf.get(run.frame.parentId)) {
+          const owner = await run.frame.evaluateOnOwner(ownerIdentity, null, rem(d)).catch(() => null);
+          if (owner) ownerCache.set(run.frame, owner);
+        }
+        return;
+      }
       const place = (owner: OwnerIdentity) =>
         childOf.set(`${run.frame.parentId}:${owner.doc}:${owner.id}`, run);
       // A frame's iframe element stays the same while the frame lives (moving the element makes a

@@ -280,15 +280,24 @@ function shadowOf(el: Element): ShadowRoot | null {
 
 /** Children in the flat tree: shadow root content, slot assignments, light children otherwise. */
 function flatChildren(node: Element | ShadowRoot | Document): NodeListOf<ChildNode> | Node[] {
+  const from = flatParent(node);
+  return Array.isArray(from) ? from : from.childNodes;
+}
+
+/**
+ * Where the flat-tree children come from: a slot's assigned nodes, or the node whose child list
+ * they are (the shadow root, or the node itself), for walking by nextSibling without a NodeList.
+ */
+function flatParent(node: Element | ShadowRoot | Document): Node[] | Node {
   if (node instanceof Element) {
     if (node.localName === 'slot') {
       const assigned = (node as HTMLSlotElement).assignedNodes();
       if (assigned.length) return assigned;
     }
     const root = shadowOf(node);
-    if (root) return root.childNodes;
+    if (root) return root;
   }
-  return node.childNodes;
+  return node;
 }
 
 // ---------------------------------------------------------------- roles
@@ -625,7 +634,12 @@ function normLabel(s: string): string {
   return t.trim() ? t : '';
 }
 
+/** Anything norm would change: zero-width characters, whitespace other than single inner spaces. */
+const NOT_NORMAL = /\u200b|\u200c|\u200d|\u2060|\ufeff|[^\S ]| {2}|^ | $/;
+
 function norm(s: string): string {
+  // Most names and text runs are already normal: one scan instead of two replaces and a trim.
+  if (!NOT_NORMAL.test(s)) return s;
   return s
     .replace(/\u200b|\u200c|\u200d|\u2060|\ufeff/g, '')
     .replace(/\s+/g, ' ')
@@ -688,7 +702,8 @@ function pseudoText(el: Element, which: '::before' | '::after'): string {
 /**
  * Elements that may have ::before/::after text: those matched by a stylesheet
  * rule with a ::before/::after selector and a string (or variable) content.
- * null when a stylesheet cannot be read (cross-origin): then every element is checked.
+ * null when a stylesheet cannot be read (cross-origin, and not known to have failed to load):
+ * then every element is checked.
  */
 let pseudoSet: Set<Element> | null = null;
 
@@ -716,11 +731,28 @@ function collectPseudoSelectors(rules: CSSRuleList, out: string[]): boolean {
   return true;
 }
 
+/** The init script's record of stylesheet links that failed to load (failed-sheets.ts), if it ran here. */
+function failedSheetCheck(): ((el: Element) => boolean) | undefined {
+  return (globalThis as unknown as Record<symbol, ((el: Element) => boolean) | undefined>)[
+    Symbol.for('tabwright.failedStylesheet')
+  ];
+}
+
 function computePseudoSet(): Set<Element> | null {
   const sels: string[] = [];
+  const failed = failedSheetCheck();
   try {
     for (const sheet of Array.from(document.styleSheets)) {
-      if (!collectPseudoSelectors(sheet.cssRules, sels)) return null;
+      let rules: CSSRuleList;
+      try {
+        rules = sheet.cssRules;
+      } catch (e) {
+        // Unreadable (cross-origin): a sheet that never loaded has no rules, any other may have some.
+        const owner = sheet.ownerNode;
+        if (failed && owner instanceof Element && failed(owner)) continue;
+        throw e;
+      }
+      if (!collectPseudoSelectors(rules, sels)) return null;
     }
     for (const sheet of Array.from(document.adoptedStyleSheets ?? [])) {
       if (!collectPseudoSelectors(sheet.cssRules, sels)) return null;
@@ -901,13 +933,17 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean, h
     }
     const pseudo = pseudoSet === null || pseudoSet.has(el) || el.getRootNode() !== document;
     if (pseudo) parts.push(pseudoText(el, '::before'));
-    for (const c of Array.from(flatChildren(el))) visit(c);
+    const from = flatParent(el);
+    if (Array.isArray(from)) for (const c of from) visit(c);
+    else for (let c = from.firstChild; c; c = c.nextSibling) visit(c);
     // aria-owns: owned elements follow the owner's own children.
-    for (const id of (el.getAttribute('aria-owns') ?? '').trim().split(/\s+/)) {
-      const owned = id ? (el.getRootNode() as Document | ShadowRoot).getElementById?.(id) : null;
-      // Never an element hidden from everyone (or inside such an element).
-      if (owned && !owned.contains(el) && owned.checkVisibility?.() !== false) visit(owned);
-    }
+    const owns = el.getAttribute('aria-owns');
+    if (owns)
+      for (const id of owns.trim().split(/\s+/)) {
+        const owned = id ? (el.getRootNode() as Document | ShadowRoot).getElementById?.(id) : null;
+        // Never an element hidden from everyone (or inside such an element).
+        if (owned && !owned.contains(el) && owned.checkVisibility?.() !== false) visit(owned);
+      }
     if (pseudo) parts.push(pseudoText(el, '::after'));
     if (block) parts.push(' ');
   };
@@ -915,12 +951,24 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean, h
   return norm(parts.join(''));
 }
 
+const NON_SPACE = /\S/;
+/** Each parent element's text-transform, read once per walk (its text nodes share it). */
+const transformCache = new Map<Element, string>();
+let inWalk = false;
+
 /** A text node's text as rendered: CSS text-transform applied (as Chromium does for names and innerText). */
 function transformed(node: Node): string {
   const text = node.nodeValue ?? '';
+  // Whitespace has no case: most text nodes (between tags) need no style read.
+  if (!text || !NON_SPACE.test(text)) return text;
   const parent = node.parentElement;
-  if (!parent || !text) return text;
-  const tt = styleOf(parent).textTransform;
+  if (!parent) return text;
+  // Cached only inside a walk: between walks the page may restyle.
+  let tt = inWalk ? transformCache.get(parent) : undefined;
+  if (tt === undefined) {
+    tt = styleOf(parent).textTransform;
+    if (inWalk) transformCache.set(parent, tt);
+  }
   if (tt === 'none' || !tt) return text;
   if (tt === 'uppercase') return text.toUpperCase();
   if (tt === 'lowercase') return text.toLowerCase();
@@ -1234,6 +1282,8 @@ function covered(el: Element, rect: DOMRect, modal: Modal | null): boolean {
   if (cx < 0 || cy < 0 || cx >= innerWidth || cy >= innerHeight) return false;
   const hit = deepElementFromPoint(cx, cy);
   if (!hit) return false;
+  // Within one tree (the usual hit: the element or a child of it) the native check answers.
+  if (el.contains(hit) || hit.contains(el)) return false;
   if (composedContains(el, hit) || composedContains(hit, el)) return false;
   const labels = (el as HTMLInputElement).labels;
   if (labels) for (const l of Array.from(labels)) if (composedContains(l, hit)) return false;
@@ -1275,10 +1325,31 @@ interface Ctx {
   count: number;
   /** Inline semantic elements collapsed into text, waiting for the nearest node that keeps them. */
   inl: RawElement[];
+  /** Ids of iframe elements whose (same-origin) document is blank. */
+  blankFrames: number[];
+}
+
+/**
+ * The frame's document, when this document may read it (same origin: blank and srcdoc frames,
+ * blocked loads that kept their initial document), shows nothing: the engine's blank probe, here.
+ */
+function frameDocumentBlank(el: Element): boolean {
+  try {
+    const d = (el as HTMLIFrameElement).contentDocument;
+    if (!d) return false;
+    const b = d.body;
+    return !b || (b.childElementCount === 0 && !(b.textContent || '').trim());
+  } catch {
+    return false;
+  }
 }
 
 interface Inherited {
-  cursorPointer: boolean;
+  /**
+   * The computed style of the element whose children these are (null: none to compare with). Its
+   * cursor is read only when a child's own cursor is a pointer: most elements never need it.
+   */
+  parentStyle: CSSStyleDeclaration | null;
   inInteractive: boolean;
   visible: boolean;
   /** Inside a shadow tree (stylesheets there are not scanned for ::before/::after). */
@@ -1316,18 +1387,20 @@ function pushText(out: Out, s: string): void {
   else out.push(s);
 }
 
-function walkChildren(parent: Element | ShadowRoot | Document, out: Out, ctx: Ctx, inh: Inherited): void {
-  // Indexed, not copied: nothing in the walk changes the DOM.
-  const list = flatChildren(parent);
-  for (let i = 0; i < list.length; i++) {
-    const child = list[i]!;
-    if (child.nodeType === 3) {
-      if (inh.visible) pushText(out, transformed(child));
-    } else if (child instanceof Element) {
-      if (ctx.owned.has(child)) continue;
-      visit(child, out, ctx, inh);
-    }
+function walkChild(child: Node, out: Out, ctx: Ctx, inh: Inherited): void {
+  if (child.nodeType === 3) {
+    if (inh.visible) pushText(out, transformed(child));
+  } else if (child instanceof Element) {
+    // instanceof, not nodeType: elements made in another realm (an ad's iframe) stay out, as before.
+    if (!ctx.owned.has(child)) visit(child, out, ctx, inh);
   }
+}
+
+function walkChildren(parent: Element | ShadowRoot | Document, out: Out, ctx: Ctx, inh: Inherited): void {
+  // Not copied: nothing in the walk changes the DOM; sibling links are cheaper than a NodeList.
+  const from = flatParent(parent);
+  if (Array.isArray(from)) for (const child of from) walkChild(child, out, ctx, inh);
+  else for (let c = from.firstChild; c; c = c.nextSibling) walkChild(c, out, ctx, inh);
   if (parent instanceof Element) {
     const owned = ctx.owners.get(parent);
     if (owned) for (const o of owned) visit(o, out, ctx, inh);
@@ -1336,20 +1409,22 @@ function walkChildren(parent: Element | ShadowRoot | Document, out: Out, ctx: Ct
 
 /** Merges text runs, normalizes whitespace and drops empty runs. */
 function finish(out: Out): Out {
-  const res: Out = [];
-  for (const item of out) {
-    if (typeof item === 'string') {
-      const last = res.length - 1;
-      if (last >= 0 && typeof res[last] === 'string') res[last] += item;
-      else res.push(item);
-    } else res.push(item);
-  }
   const final: Out = [];
-  for (const item of res) {
-    if (typeof item === 'string') {
-      const t = norm(item);
-      if (t) final.push(t);
-    } else final.push(item);
+  let run: string | null = null;
+  for (const item of out) {
+    if (typeof item === 'string') run = run === null ? item : run + item;
+    else {
+      if (run !== null) {
+        const t = norm(run);
+        if (t) final.push(t);
+        run = null;
+      }
+      final.push(item);
+    }
+  }
+  if (run !== null) {
+    const t = norm(run);
+    if (t) final.push(t);
   }
   return final;
 }
@@ -1395,10 +1470,9 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   }
   ctx.count++;
   let role = roleOf(el);
-  const pointerCursor = style.cursor === 'pointer';
   const sroot = shadowOf(el);
   const childInh: Inherited = {
-    cursorPointer: pointerCursor,
+    parentStyle: style,
     inInteractive: inh.inInteractive,
     visible,
   };
@@ -1420,7 +1494,8 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
     tag !== 'html' &&
     tag !== 'label' &&
     role !== 'iframe' &&
-    ((pointerCursor && !inh.cursorPointer) ||
+    // A pointer cursor of its own (not inherited from its parent) marks a clickable.
+    ((style.cursor === 'pointer' && inh.parentStyle?.cursor !== 'pointer') ||
       el.hasAttribute('onclick') ||
       (focusable(el) && role !== 'dialog' && role !== 'tabpanel' && role !== 'main' && role !== 'region')) &&
     rect().width > 0 &&
@@ -1503,7 +1578,10 @@ function visit(el: Element, out: Out, ctx: Ctx, inh: Inherited): void {
   let st = statesOf(promotedFrom ?? el, role, ctx.focused);
   if (promotedFrom) st = { ...st, checked: promotedFrom.checked };
   if (st) node.st = st;
-  if (tag === 'iframe' || tag === 'frame') node.frame = 1;
+  if (tag === 'iframe' || tag === 'frame') {
+    node.frame = 1;
+    if (frameDocumentBlank(el)) ctx.blankFrames.push(node.id);
+  }
   if (sroot) node.shadow = sroot.mode;
   if (ctx.opts.urls && (tag === 'a' || tag === 'area') && el.hasAttribute('href'))
     node.url = (el as HTMLAnchorElement).href;
@@ -1630,8 +1708,23 @@ function walkOptions(select: HTMLSelectElement, out: Out, _ctx: Ctx): void {
 }
 
 function walk(opts: WalkOptions): WalkResult | WalkError {
+  try {
+    return walkDocument(opts);
+  } finally {
+    // Whatever the outcome, nothing cached for one walk outlives it.
+    styleCache.clear();
+    transformCache.clear();
+    inWalk = false;
+    pseudoSet = null;
+    walkRegistry = null;
+  }
+}
+
+function walkDocument(opts: WalkOptions): WalkResult | WalkError {
   const t0 = performance.now();
   styleCache.clear();
+  transformCache.clear();
+  inWalk = true;
   pseudoSet = computePseudoSet();
   let root: Element | null = document.body ?? document.documentElement;
   if (opts.selector) {
@@ -1671,6 +1764,7 @@ function walk(opts: WalkOptions): WalkResult | WalkError {
     outside: 0,
     count: 0,
     inl: [],
+    blankFrames: [],
   };
   const out: Out = [];
   const scoped = opts.selector !== undefined || opts.scopeId !== undefined;
@@ -1679,18 +1773,14 @@ function walk(opts: WalkOptions): WalkResult | WalkError {
     if (scoped) {
       // Inherit cursor/visibility context from the scope root's parent.
       const p = parentElement(root);
-      const ps = p ? styleOf(p) : null;
-      visit(root, out, ctx, { cursorPointer: ps?.cursor === 'pointer', inInteractive: false, visible: true });
+      visit(root, out, ctx, { parentStyle: p ? styleOf(p) : null, inInteractive: false, visible: true });
     } else {
-      walkChildren(root, out, ctx, { cursorPointer: false, inInteractive: false, visible: true });
+      walkChildren(root, out, ctx, { parentStyle: null, inInteractive: false, visible: true });
     }
   }
   const children = finish(out);
   if (children.length) top.c = children;
   if (ctx.inl.length) top.inl = ctx.inl;
-  styleCache.clear();
-  pseudoSet = null;
-  walkRegistry = null;
   const se = document.scrollingElement ?? document.documentElement;
   return {
     ok: true,
@@ -1709,6 +1799,7 @@ function walk(opts: WalkOptions): WalkResult | WalkError {
     },
     outside: ctx.outside,
     elements: ctx.count,
+    ...(ctx.blankFrames.length ? { blankFrames: ctx.blankFrames } : {}),
     ms: Math.round(performance.now() - t0),
   };
 }

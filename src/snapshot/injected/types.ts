@@ -79,6 +79,11 @@ export interface WalkResult {
   /** Elements left out by the viewport window. */
   outside: number;
   elements: number;
+  /**
+   * Local ids of the iframe elements whose document this walk could read and found blank (no
+   * element, no text in its body): the engine need not ask those frames itself.
+   */
+  blankFrames?: number[];
   /** Time spent in the page walk. */
   ms: number;
 }
