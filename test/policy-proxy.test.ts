@@ -177,8 +177,15 @@ test('subresources "allow": tunnels and non-navigation HTTP pass, a plain-HTTP n
  * timer does when a request is sent just as it fires (Node's servers after 5 s; the soak saw it
  * under load as apps whose script got a 502).
  */
-async function idleClosingOrigin(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+async function idleClosingOrigin(): Promise<{
+  url: string;
+  seen: string[];
+  /** Requests that arrived on a kept-alive connection and were cut unanswered. */
+  dropped: string[];
+  close(): Promise<void>;
+}> {
   const seen: string[] = [];
+  const dropped: string[] = [];
   const sockets = new Set<Socket>();
   const server = createNetServer((socket) => {
     sockets.add(socket);
@@ -195,6 +202,7 @@ async function idleClosingOrigin(): Promise<{ url: string; seen: string[]; close
         const body = buffered.slice(end + 4, end + 4 + length);
         buffered = buffered.slice(end + 4 + length);
         if (answered++ > 0) {
+          dropped.push(head.split(' ').slice(0, 2).join(' '));
           socket.destroy();
           return;
         }
@@ -210,6 +218,7 @@ async function idleClosingOrigin(): Promise<{ url: string; seen: string[]; close
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
+    dropped,
     close: () => {
       for (const s of sockets) s.destroy();
       return new Promise<void>((r) => server.close(() => r()));
@@ -231,6 +240,24 @@ test('an idle connection the origin closes as a request is sent on it: a body-le
     const post = await viaProxy(`${o.url}/form`, { method: 'POST', body: 'a=1' });
     assert.deepEqual([post.status, post.body], [200, 'POST /form a=1']);
     assert.deepEqual(o.seen, ['GET /first ', 'GET /app.bundle.js ', 'GET /idle ', 'POST /form a=1']);
+  } finally {
+    proxy.judge = saved;
+    await o.close();
+  }
+});
+
+test('a body-less request of a non-idempotent method (POST, Content-Length 0) never goes on an idle connection, so it is never sent twice', async () => {
+  const o = await idleClosingOrigin();
+  const saved = proxy.judge;
+  proxy.judge = () => 'allow';
+  try {
+    // Leaves an idle kept-alive connection to the origin in the proxy's pool.
+    assert.equal((await viaProxy(`${o.url}/first`)).status, 200);
+    const post = await viaProxy(`${o.url}/logout`, { method: 'POST', headers: { 'content-length': '0' } });
+    assert.deepEqual([post.status, post.body], [200, 'POST /logout ']);
+    // On the idle connection it would reach the origin, be cut, and be sent again: twice.
+    assert.deepEqual(o.dropped, []);
+    assert.deepEqual(o.seen, ['GET /first ', 'POST /logout ']);
   } finally {
     proxy.judge = saved;
     await o.close();

@@ -26,6 +26,9 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
+/** Methods a request of which may be sent twice with the effect of once (RFC 9110 §9.2.2). */
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
 const REFUSAL_TEXT = "refused by tabwright: the session's origin policy does not allow this destination";
 
 /**
@@ -99,16 +102,19 @@ export class PolicyProxy {
       res.end(REFUSAL_TEXT);
       return;
     }
-    // A request without a body can be sent again as it is; one with a body goes once, on a new
-    // connection (never on an idle one the origin may be closing), since its body is streamed.
+    // Only a request that may be sent twice goes on an idle kept-alive connection (the origin may be
+    // closing it): one without a body (a streamed body cannot be replayed) and of an idempotent
+    // method (RFC 9110 §9.2.2: the origin may have acted on it before the reset). Any other goes
+    // once, on a new connection.
     const bodyless = hasNoBody(req.headers);
+    const resendable = bodyless && IDEMPOTENT_METHODS.has(req.method ?? '');
     const headers = endToEndHeaders(req.rawHeaders);
     let upstream: http.ClientRequest | undefined;
     const send = (again: boolean) => {
       const up = http.request(target, {
         method: req.method,
         headers,
-        agent: bodyless && !again ? this.agent : false,
+        agent: resendable && !again ? this.agent : false,
       });
       upstream = up;
       up.on('response', (from) => {
@@ -122,10 +128,10 @@ export class PolicyProxy {
           return;
         }
         // An origin closes an idle keep-alive connection whenever its own timer says so (Node's
-        // servers after 5 s); a request sent on it just then is reset before any answer, and nothing
-        // of it was processed. Browsers send such a request again on a new connection; so do we,
-        // once. (The soak's "app rendered nothing": its script got this 502 under load.)
-        if (!again && bodyless && up.reusedSocket && !res.destroyed) {
+        // servers after 5 s); a request sent on it just then is reset before any answer. Browsers
+        // send such a request again on a new connection; so do we, once, when it is resendable
+        // (above). (The soak's "app rendered nothing": its script got this 502 under load.)
+        if (!again && resendable && up.reusedSocket && !res.destroyed) {
           log.debug(
             { url: target.href, code: errorCode(err) },
             'policy proxy: idle connection reset; sending again',
