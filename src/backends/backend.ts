@@ -362,11 +362,10 @@ export interface BackendDiscovery {
   products?: Record<string, string>;
 }
 
-/** Session-kind entry points of a backend. */
 /**
  * What a family's sessions cannot do, declared by its backend next to the code that refuses it:
  * the engine exposes it (Engine.browserLimits) and doors render it in their own names
- * (provider.describe `family_limits`). test/backend-limits.test.ts checks every declared refusal.
+ * (provider.describe `family_limits`). test/firefox-features.test.ts calls every declared refusal.
  */
 export interface BackendLimits {
   /** The family's name for people ("Chromium", "Firefox"). */
@@ -377,6 +376,7 @@ export interface BackendLimits {
   readonly notes: readonly string[];
 }
 
+/** Session-kind entry points of a backend. */
 export interface Backend {
   /** The browser family it drives. */
   readonly name: BrowserFamily;
