@@ -100,6 +100,11 @@ export class Engine {
   private readonly sessionsById = new Map<string, Session>();
   /** The shared browser of ephemeral sessions, per family and product (sharedKey). */
   private readonly shared = new Map<string, Promise<BackendBrowser>>();
+  /** Each launched shared browser's entry in `shared`, so a retirement finds it without awaiting other launches. */
+  private readonly sharedEntry = new WeakMap<
+    BackendBrowser,
+    { key: string; launching: Promise<BackendBrowser> }
+  >();
   private readonly placement: SessionPlacement | undefined;
   private closing = false;
   /** Back-pressure limits (admission.ts). */
@@ -190,6 +195,7 @@ export class Engine {
     };
     launching.then((b) => {
       log.info({ family, product, version: b.version() }, 'shared browser launched');
+      this.sharedEntry.set(b, { key, launching });
       this.track(b);
       b.onDisconnected(forget);
     }, forget);
@@ -425,8 +431,10 @@ export class Engine {
       `closing the session's ${stuck.step} did not finish in time`,
     );
     if (!shared) return;
-    for (const [key, p] of this.shared)
-      if ((await p.catch(() => undefined)) === s.browser) this.shared.delete(key);
+    // Not by awaiting each entry: one may be a launch still under way (a Firefox takes seconds), which
+    // this close, bounded by its deadline, must not wait for.
+    const entry = this.sharedEntry.get(s.browser);
+    if (entry && this.shared.get(entry.key) === entry.launching) this.shared.delete(entry.key);
     this.retired.add(s.browser);
     s.browser.onDisconnected(() => this.retired.delete(s.browser));
     await this.closeRetiredWhenUnused(s.browser);
