@@ -138,6 +138,18 @@ describe('page model', () => {
     await page.close();
   });
 
+  test("a loaded cross-origin sheet whose @import failed keeps its pseudo text (its link fired 'error' too)", async () => {
+    const page = await openPage('stylesheet-import.html');
+    // Wait for both links to settle (the far one fires error once its import fails).
+    await page.wait({
+      js_predicate:
+        "document.styleSheets.length === 2 && performance.getEntriesByType('resource').length >= 2",
+    });
+    const s = await page.snapshot();
+    assert.match(s.text, /sheet with a failed import \(imported afar\)/);
+    await page.close();
+  });
+
   test('live form values come from DOM properties', async () => {
     const page = await openPage('basic.html');
     await page.evaluate(

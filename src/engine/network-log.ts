@@ -209,6 +209,23 @@ export class NetworkLog {
     return out.map((e) => this.out(e));
   }
 
+  /**
+   * URLs of one page's requests of one resource type that failed or got an error status, as the
+   * page requested them (internal: never leaves the engine). The snapshot uses it for stylesheets:
+   * a link's `error` event alone cannot tell a sheet that never loaded from one whose @import failed.
+   */
+  failedUrls(pageId: string, resourceType: string): string[] {
+    const out = new Set<string>();
+    for (const e of this.entries)
+      if (
+        e.page_id === pageId &&
+        e.resource_type === resourceType &&
+        (e.state === 'failed' || (e.status ?? 0) >= 400)
+      )
+        out.add(e.url);
+    return [...out];
+  }
+
   inflight(): number {
     return this.entries.filter((e) => e.state === 'pending' || e.state === 'responded').length;
   }

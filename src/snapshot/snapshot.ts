@@ -137,6 +137,8 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
   const walkOpts: WalkOptions = { boxes: !!o.include_boxes, urls: !!o.include_urls };
   if (o.attributes?.length) walkOpts.attrs = o.attributes;
   if (o.viewport) walkOpts.margin = o.viewport_margin ?? SNAPSHOT_DEFAULTS.viewport_margin;
+  const failedSheets = page.session.requests.failedUrls(page.id, 'stylesheet');
+  if (failedSheets.length) walkOpts.failedSheets = failedSheets;
 
   // Which frames to walk, and the root frame.
   let rootFrame = o.scope_frame === undefined ? main : frameById(page, o.scope_frame);

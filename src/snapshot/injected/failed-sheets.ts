@@ -3,7 +3,9 @@
  * failed to load (blocked by the origin policy, unreachable, an error status). Such a sheet has no
  * rules, but when it is cross-origin its cssRules cannot be read, so without this record the walker
  * cannot tell it from a loaded cross-origin sheet and reads ::before/::after of every element.
- * A later load of the same element (a new href) clears its mark.
+ * A later load of the same element (a new href) clears its mark. The mark alone is not enough:
+ * Chromium also fires `error` when a loaded sheet's @import fails, so the walker skips a sheet only
+ * when the engine's network log also saw the sheet's own request fail (WalkOptions.failedSheets).
  */
 export function installFailedSheetRecorder(): void {
   const key = Symbol.for('tabwright.failedStylesheet');

@@ -738,9 +738,13 @@ function failedSheetCheck(): ((el: Element) => boolean) | undefined {
   ];
 }
 
-function computePseudoSet(): Set<Element> | null {
+function computePseudoSet(failedUrls: string[] | undefined): Set<Element> | null {
   const sels: string[] = [];
-  const failed = failedSheetCheck();
+  // Both records must agree: the link fired `error` (init script) and its own request failed (the
+  // engine's log). Chromium also fires `error` on a sheet that loaded when one of its @imports failed,
+  // and that sheet's rules still apply.
+  const failedHrefs = failedUrls?.length ? new Set(failedUrls) : null;
+  const failed = failedHrefs ? failedSheetCheck() : undefined;
   try {
     for (const sheet of Array.from(document.styleSheets)) {
       let rules: CSSRuleList;
@@ -749,7 +753,8 @@ function computePseudoSet(): Set<Element> | null {
       } catch (e) {
         // Unreadable (cross-origin): a sheet that never loaded has no rules, any other may have some.
         const owner = sheet.ownerNode;
-        if (failed && owner instanceof Element && failed(owner)) continue;
+        if (failed && owner instanceof Element && failed(owner) && failedHrefs!.has(sheet.href ?? ''))
+          continue;
         throw e;
       }
       if (!collectPseudoSelectors(rules, sels)) return null;
@@ -1725,7 +1730,7 @@ function walkDocument(opts: WalkOptions): WalkResult | WalkError {
   styleCache.clear();
   transformCache.clear();
   inWalk = true;
-  pseudoSet = computePseudoSet();
+  pseudoSet = computePseudoSet(opts.failedSheets);
   let root: Element | null = document.body ?? document.documentElement;
   if (opts.selector) {
     try {

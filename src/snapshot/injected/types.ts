@@ -65,6 +65,8 @@ export interface WalkOptions {
   urls?: boolean;
   /** DOM attributes to report on interactive elements (none when absent). */
   attrs?: string[];
+  /** Stylesheet URLs whose own request failed (the engine's network log): such a sheet has no rules. */
+  failedSheets?: string[];
 }
 
 export interface WalkResult {
