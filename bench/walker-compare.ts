@@ -19,6 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
+import { INJECTED_BUILD_OPTIONS } from '../scripts/injected-build-options.mjs';
 import { requireChromium } from '../src/backends/chromium/discovery.js';
 import { chromiumFlags } from '../src/backends/chromium/flags.js';
 import { CORPUS_ROOT, startFixtureServer } from '../test/helpers/fixture-server.js';
@@ -42,16 +43,7 @@ const load = () =>
     .join(' ');
 
 async function bundle(entry: string, globalName?: string): Promise<string> {
-  const res = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    globalName,
-    target: 'es2022',
-    platform: 'browser',
-    minify: true,
-  });
+  const res = await build({ ...INJECTED_BUILD_OPTIONS, entryPoints: [entry], globalName });
   return res.outputFiles[0]!.text;
 }
 

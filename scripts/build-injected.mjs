@@ -10,22 +10,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { INJECTED_BUILD_OPTIONS } from './injected-build-options.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 async function bundle(dir, entry, globalName) {
-  const res = await build({
-    entryPoints: [join(dir, entry)],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    globalName,
-    target: 'es2022',
-    platform: 'browser',
-    minify: true,
-    legalComments: 'none',
-    charset: 'utf8',
-  });
+  const res = await build({ ...INJECTED_BUILD_OPTIONS, entryPoints: [join(dir, entry)], globalName });
   return res.outputFiles[0].text.trim();
 }
 
