@@ -70,6 +70,30 @@ describe('leftovers', () => {
     }
   });
 
+  test('a close with a bad timeout_ms fails with the session still listed and open', async () => {
+    const home = tempHome();
+    homes.push(home);
+    const engine = newEngine(home.dir);
+    try {
+      const s = await engine.startSession({}, { timeoutMs: 30_000 });
+      await s.page().open('about:blank');
+      await assert.rejects(engine.closeSession(s.id, { timeoutMs: 0 }), (e: Error & { code?: string }) => {
+        assert.equal(e.code, 'invalid_request');
+        return true;
+      });
+      assert.deepEqual(
+        engine.sessions().map((x) => x.id),
+        [s.id],
+        'still listed',
+      );
+      assert.equal(s.alive, true, 'still open');
+      await engine.closeSession(s.id);
+      assert.deepEqual(engine.sessions(), []);
+    } finally {
+      await engine.close();
+    }
+  });
+
   test('a context that does not close in time is cleaned up at browser level and reported', async () => {
     const home = tempHome();
     homes.push(home);

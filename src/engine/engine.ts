@@ -404,8 +404,11 @@ export class Engine {
   /** Closes a session within the operation's deadline (Session.close says what happens when it is late). */
   async closeSession(sessionId: string, opts: OperationOptions = {}): Promise<void> {
     const s = this.session(sessionId);
-    this.sessionsById.delete(sessionId);
-    await s.close(opts);
+    // close() checks its options and marks the session closed before its first await; only then does
+    // the session leave the map. A bad timeout_ms fails with the session still listed and open.
+    const closing = s.close(opts);
+    if (s.closeStarted) this.sessionsById.delete(sessionId);
+    await closing;
     log.info({ session_id: sessionId }, 'session closed');
     if (this.retired.has(s.browser)) await this.closeRetiredWhenUnused(s.browser);
   }

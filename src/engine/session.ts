@@ -157,6 +157,11 @@ export class Session {
     for (const bp of parts.context.pages()) void this.adopt(bp);
   }
 
+  /** close() has begun (its options were valid): the session takes no more calls. */
+  get closeStarted(): boolean {
+    return this.closed;
+  }
+
   get alive(): boolean {
     return !this.closed && !this.browserGone && this.browser.isConnected();
   }
