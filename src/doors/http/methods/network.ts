@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { ops, TabwrightError } from '../../../engine/api.js';
+import { ops } from '../../../engine/api.js';
 import type { RequestEntry } from '../../../engine/network-log.js';
 import type { BlockedRequest } from '../../../engine/network-policy.js';
 import { CommandFailure, type Data, invalidArgument } from '../envelope.js';
 import { fail, type HttpMethod, type MethodContext, method, type ReplyFields, sessionOf } from './common.js';
-import { LONG_RUNNING_MAX_SECONDS, waitInSeries } from './waits.js';
+import { isEngineWaitTimeout, LONG_RUNNING_MAX_SECONDS, waitInSeries } from './waits.js';
 
 /**
  * Network capture (reference §15) over the session's request log and routes (the session.requests,
@@ -231,8 +231,7 @@ const waitForResponse = method({
     const started = Date.now();
     const until = started + Math.round(Math.min(p.timeoutSeconds ?? 30, LONG_RUNNING_MAX_SECONDS) * 1000);
     let lookBack = Math.round((p.lookBackSeconds ?? 10) * 1000);
-    const timedOut = (err: unknown) =>
-      err instanceof TabwrightError && err.code === 'not_ready' && err.details.reason === 'wait_timeout';
+    const timedOut = isEngineWaitTimeout;
     let e: Awaited<ReturnType<typeof ops.waitForResponse.call>>;
     let round = 0;
     try {

@@ -20,11 +20,16 @@ function timeoutOf(s: number | undefined): number {
   return Math.round((s ?? 30) * 1000);
 }
 
+/** The engine's wait ran out (not_ready, reason wait_timeout). */
+export function isEngineWaitTimeout(err: unknown): err is TabwrightError {
+  return err instanceof TabwrightError && err.code === 'not_ready' && err.details.reason === 'wait_timeout';
+}
+
+/** A wait ran out: the engine's wait, or a navigation wait whose outcome is still open. */
 function isWaitTimeout(err: unknown): err is TabwrightError {
   return (
-    err instanceof TabwrightError &&
-    err.code === 'not_ready' &&
-    (err.details.reason === 'wait_timeout' || typeof err.details.outcome === 'string')
+    isEngineWaitTimeout(err) ||
+    (err instanceof TabwrightError && err.code === 'not_ready' && typeof err.details.outcome === 'string')
   );
 }
 
