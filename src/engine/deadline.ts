@@ -86,3 +86,20 @@ export class DeadlineExpired extends Error {
     super('deadline expired');
   }
 }
+
+/**
+ * True when `p` settles within `ms` (its rejection is rethrown), false when it is still running then;
+ * a late rejection is dropped.
+ */
+export async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  p.catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((r) => {
+    timer = setTimeout(() => r(false), Math.max(0, ms));
+  });
+  try {
+    return await Promise.race([p.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

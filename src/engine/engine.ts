@@ -9,7 +9,7 @@ import type {
   SessionPlacement,
 } from '../backends/backend.js';
 import { type AdmissionLimits, checkAdmission } from './admission.js';
-import { Deadline, DeadlineExpired, type OperationOptions } from './deadline.js';
+import { Deadline, DeadlineExpired, type OperationOptions, settlesWithin } from './deadline.js';
 import { collectDiagnostics, type Diagnostics } from './diagnostics.js';
 import { type DialogPolicyInput, parseDialogPolicy } from './dialogs.js';
 import { countSessions, type EngineCounts } from './engine-stats.js';
@@ -242,7 +242,13 @@ export class Engine {
       work.then((s) => s.close()).catch(() => {});
       if (err instanceof TabwrightError) throw err;
       // A placement that knows why it is late (a full Grid) says so as the deadline passes.
-      const own = err instanceof DeadlineExpired ? await settledWithin(work, 200) : undefined;
+      const own =
+        err instanceof DeadlineExpired
+          ? await settlesWithin(work, 200).then(
+              () => undefined,
+              (e: unknown) => e,
+            )
+          : undefined;
       if (own instanceof TabwrightError) throw own;
       throw new TabwrightError(
         'not_ready',
@@ -446,8 +452,8 @@ export class Engine {
   private async closeRetiredWhenUnused(browser: BackendBrowser): Promise<void> {
     if (this.sessions().some((o) => o.browser === browser)) return;
     this.retired.delete(browser);
-    if (!(await settledWithin(browser.close(), RETIRED_CLOSE_GRACE_MS).then(() => !browser.isConnected())))
-      browser.forceClose();
+    await settlesWithin(browser.close(), RETIRED_CLOSE_GRACE_MS).catch(() => true);
+    if (browser.isConnected()) browser.forceClose();
   }
 
   /** Closes every session and the shared browser. */
@@ -576,23 +582,6 @@ function policyNeedsLoopbackGrid(grid: string): TabwrightError {
     `An origin policy cannot be enforced on the Selenium Grid at ${grid}: its nodes cannot reach tabwright's policy proxy on this machine's loopback, so data could leave the allowed origins. Start this session without allowed origins, run it without --grid, or use a Grid on this machine (127.0.0.1).`,
     { details: { kind: 'ephemeral', grid, reason: 'policy_unenforceable' } },
   );
-}
-
-/** What `p` settled with if it settles within `ms` (its rejection reason, or undefined). */
-async function settledWithin(p: Promise<unknown>, ms: number): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((r) => {
-    timer = setTimeout(() => r(undefined), ms);
-  });
-  const out = await Promise.race([
-    p.then(
-      () => undefined,
-      (e: unknown) => e,
-    ),
-    late,
-  ]);
-  clearTimeout(timer);
-  return out;
 }
 
 /**

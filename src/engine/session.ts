@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BackendBrowser, BackendContext, BackendPage } from '../backends/backend.js';
 import { waitGone } from '../backends/process-tree.js';
-import { Deadline, type OperationOptions } from './deadline.js';
+import { Deadline, type OperationOptions, settlesWithin } from './deadline.js';
 import {
   DEFAULT_DIALOG_POLICY,
   type DialogPolicy,
@@ -460,22 +460,5 @@ export class Session {
       if (pid !== undefined) await waitGone(pid, BROWSER_CLOSE_GRACE_MS);
     }
     return { step, browserClosed: true, timeoutMs };
-  }
-}
-
-/**
- * True when `p` settles within `ms` (its rejection is rethrown), false when it is still running then;
- * a late rejection is dropped.
- */
-async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  p.catch(() => {});
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((r) => {
-    timer = setTimeout(() => r(false), Math.max(0, ms));
-  });
-  try {
-    return await Promise.race([p.then(() => true as const), late]);
-  } finally {
-    clearTimeout(timer);
   }
 }
