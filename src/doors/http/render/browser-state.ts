@@ -1,4 +1,3 @@
-import { REDACTED } from '../../../engine/api.js';
 import type { SnapshotNode } from '../../../snapshot/index.js';
 import { DOM_ATTRIBUTES } from '../../kit/index.js';
 
@@ -136,11 +135,11 @@ export function lineAttrs(n: SnapshotNode): [string, string][] {
   if (n.tag === 'select') {
     if (n.value) a['selected-text'] = n.value;
   } else if (n.value !== undefined && n.value !== '' && (n.tag === 'input' || n.tag === 'textarea')) {
-    a.value = type === 'password' ? REDACTED : n.value;
+    // A secret field's value (and its value attribute) arrives masked by the engine's one secret rule.
+    a.value = n.value;
   } else if (n.value !== undefined && n.value !== '' && a.value === undefined && n.tag !== 'option') {
     a.value = n.value;
   }
-  if (type === 'password' && a.value !== undefined) a.value = REDACTED;
   if (st.readonly) a.readonly = 'true';
   if (st.disabled) a.disabled = 'true';
   if (n.tag === 'option' && st.selected) a.selected = 'true';
