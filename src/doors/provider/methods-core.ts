@@ -170,7 +170,7 @@ export const CORE_SESSION_METHODS: ProviderMethod[] = [
     params: SessionCloseParams,
     async run(call, p) {
       const detached = call.engine.session(p.session_id).kind === 'attach';
-      await ops.closeSession.call(call.engine, { session_id: p.session_id });
+      await ops.closeSession.call(call.engine, { session_id: p.session_id }, opOptions(p, call));
       for (const [k, v] of call.clientSessions) if (v === p.session_id) call.clientSessions.delete(k);
       call.dropEvents(p.session_id);
       return { session_id: p.session_id, closed: true, detached };
