@@ -235,6 +235,10 @@ test('an idle connection the origin closes as a request is sent on it: a body-le
     // Sent on the first request's idle connection, which the origin closes unanswered.
     const again = await viaProxy(`${o.url}/app.bundle.js`);
     assert.deepEqual([again.status, again.body], [200, 'GET /app.bundle.js ']);
+    assert.ok(
+      o.dropped.includes('GET /app.bundle.js'),
+      `the origin cut it on the idle connection: ${o.dropped}`,
+    );
     assert.equal((await viaProxy(`${o.url}/idle`)).status, 200);
     // A body is never put on an idle connection (it could not be sent again).
     const post = await viaProxy(`${o.url}/form`, { method: 'POST', body: 'a=1' });
