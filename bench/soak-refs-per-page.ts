@@ -13,6 +13,7 @@ import { startFixtureServer } from '../test/helpers/fixture-server.js';
 import { spawnProvider } from '../test/helpers/provider.js';
 import { providerSession } from './lib/soak/doors.js';
 import { corpusPages } from './lib/soak/run.js';
+import { median, percentile } from './lib/stats.js';
 
 const home = mkdtempSync(join(tmpdir(), 'tabwright-refs-'));
 const fx = await startFixtureServer();
@@ -33,10 +34,9 @@ try {
       console.error(`${u}: ${String(err).slice(0, 120)}`);
     }
   }
-  const n = counts.map(([, c]) => c).sort((a, b) => a - b);
-  const at = (q: number) => n[Math.min(n.length - 1, Math.floor(q * n.length))];
+  const n = counts.map(([, c]) => c);
   console.log(
-    `${n.length} pages: refs per snapshot median ${at(0.5)}, p90 ${at(0.9)}, max ${n[n.length - 1]}, sum ${n.reduce((a, b) => a + b, 0)}`,
+    `${n.length} pages: refs per snapshot median ${median(n)}, p90 ${percentile(n, 90)}, max ${percentile(n, 100)}, sum ${n.reduce((a, b) => a + b, 0)}`,
   );
   for (const [u, c] of counts.sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`  ${c} ${u}`);
   await s.close();

@@ -92,6 +92,11 @@ async function main() {
       .filter((n) => existsSync(join(dir, n, 'index.html')))
       .filter((n) => !filter || n.includes(filter))
       .sort();
+    // No page compared proves nothing: fail rather than report "0 of 0 different".
+    if (names.length === 0)
+      throw new Error(
+        `no corpus page in ${dir}${filter ? ` matches --filter ${filter}` : ''}: check the corpus and the filter`,
+      );
     console.log(
       `${machine()}; base ${base}; load average ${load()}; ${names.length} pages × ${rounds} rounds`,
     );

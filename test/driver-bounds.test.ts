@@ -56,6 +56,10 @@ test('the driver keeps a bounded number of requests of a long-lived page, and a 
   );
   assert.equal(settled.value, true);
   const held = driverRequests(page.backend as unknown as ChromiumPage);
+  assert.ok(
+    held > 0,
+    'the look at the driver sees its request objects (else the bound below proves nothing)',
+  );
   assert.ok(held <= LIMIT, `the driver holds ${held} request objects`);
   // The slow request's finish arrived on a new driver object: the engine still matched it.
   for (let i = 0; i < 50 && page.network.inflightCount() > 0; i++)

@@ -48,15 +48,26 @@ after(() => {
   for (const h of homes) h.cleanup();
 });
 
+/** An engine in a fresh home with one session open on about:blank, and that browser's run record. */
+async function sessionOnBlank() {
+  const home = tempHome();
+  homes.push(home);
+  const engine = newEngine(home.dir);
+  try {
+    const session = await engine.startSession({}, { timeoutMs: 30_000 });
+    await session.page().open('about:blank');
+    const [record] = records(home.dir);
+    return { home, engine, session, record };
+  } catch (e) {
+    await engine.close();
+    throw e;
+  }
+}
+
 describe('leftovers', () => {
   test('a graceful close and a forced one leave no process, profile or work directory', async () => {
     for (const graceMs of [undefined, 0]) {
-      const home = tempHome();
-      homes.push(home);
-      const engine = newEngine(home.dir);
-      const s = await engine.startSession({}, { timeoutMs: 30_000 });
-      await s.page().open('about:blank');
-      const [rec] = records(home.dir);
+      const { home, engine, record: rec } = await sessionOnBlank();
       assert.ok(rec, 'the launched browser is recorded');
       const pid = rec.browser_pid as number;
       const profile = rec.temporary_profile as string;
@@ -71,12 +82,8 @@ describe('leftovers', () => {
   });
 
   test('a close with a bad timeout_ms fails with the session still listed and open', async () => {
-    const home = tempHome();
-    homes.push(home);
-    const engine = newEngine(home.dir);
+    const { engine, session: s } = await sessionOnBlank();
     try {
-      const s = await engine.startSession({}, { timeoutMs: 30_000 });
-      await s.page().open('about:blank');
       await assert.rejects(engine.closeSession(s.id, { timeoutMs: 0 }), (e: Error & { code?: string }) => {
         assert.equal(e.code, 'invalid_request');
         return true;
@@ -95,13 +102,8 @@ describe('leftovers', () => {
   });
 
   test('a context that does not close in time is cleaned up at browser level and reported', async () => {
-    const home = tempHome();
-    homes.push(home);
-    const engine = newEngine(home.dir);
+    const { engine, session: s, record: rec } = await sessionOnBlank();
     try {
-      const s = await engine.startSession({}, { timeoutMs: 30_000 });
-      await s.page().open('about:blank');
-      const [rec] = records(home.dir);
       const pid = rec!.browser_pid as number;
       const profile = rec!.temporary_profile as string;
       // A stopped browser answers nothing: context.close() would wait forever.

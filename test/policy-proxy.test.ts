@@ -226,31 +226,40 @@ async function idleClosingOrigin(): Promise<{
   };
 }
 
-test('an idle connection the origin closes as a request is sent on it: a body-less request is sent again, one with a body goes on a new connection', async () => {
+/** Runs `body` against a fresh idle-closing origin, with the proxy allowing everything meanwhile. */
+async function withIdleClosingOrigin(
+  body: (o: Awaited<ReturnType<typeof idleClosingOrigin>>) => Promise<void>,
+): Promise<void> {
   const o = await idleClosingOrigin();
   const saved = proxy.judge;
   proxy.judge = () => 'allow';
   try {
+    await body(o);
+  } finally {
+    proxy.judge = saved;
+    await o.close();
+  }
+}
+
+test('an idle connection the origin closes as a request is sent on it: a body-less request is sent again, one with a body goes on a new connection', () =>
+  withIdleClosingOrigin(async (o) => {
     assert.equal((await viaProxy(`${o.url}/first`)).status, 200);
     // Sent on the first request's idle connection, which the origin closes unanswered.
     const again = await viaProxy(`${o.url}/app.bundle.js`);
     assert.deepEqual([again.status, again.body], [200, 'GET /app.bundle.js ']);
+    assert.ok(
+      o.dropped.includes('GET /app.bundle.js'),
+      `the origin cut it on the idle connection: ${o.dropped}`,
+    );
     assert.equal((await viaProxy(`${o.url}/idle`)).status, 200);
     // A body is never put on an idle connection (it could not be sent again).
     const post = await viaProxy(`${o.url}/form`, { method: 'POST', body: 'a=1' });
     assert.deepEqual([post.status, post.body], [200, 'POST /form a=1']);
     assert.deepEqual(o.seen, ['GET /first ', 'GET /app.bundle.js ', 'GET /idle ', 'POST /form a=1']);
-  } finally {
-    proxy.judge = saved;
-    await o.close();
-  }
-});
+  }));
 
-test('a body-less request of a non-idempotent method (POST, Content-Length 0) never goes on an idle connection, so it is never sent twice', async () => {
-  const o = await idleClosingOrigin();
-  const saved = proxy.judge;
-  proxy.judge = () => 'allow';
-  try {
+test('a body-less request of a non-idempotent method (POST, Content-Length 0) never goes on an idle connection, so it is never sent twice', () =>
+  withIdleClosingOrigin(async (o) => {
     // Leaves an idle kept-alive connection to the origin in the proxy's pool.
     assert.equal((await viaProxy(`${o.url}/first`)).status, 200);
     const post = await viaProxy(`${o.url}/logout`, { method: 'POST', headers: { 'content-length': '0' } });
@@ -258,8 +267,4 @@ test('a body-less request of a non-idempotent method (POST, Content-Length 0) ne
     // On the idle connection it would reach the origin, be cut, and be sent again: twice.
     assert.deepEqual(o.dropped, []);
     assert.deepEqual(o.seen, ['GET /first ', 'POST /logout ']);
-  } finally {
-    proxy.judge = saved;
-    await o.close();
-  }
-});
+  }));

@@ -16,6 +16,12 @@ async function openPage(name: string): Promise<Page> {
   return page;
 }
 
+/** Waits (up to 5 s) until the page has at least `n` frames, the main one included. */
+async function framesLoaded(page: Page, n: number): Promise<void> {
+  for (let i = 0; i < 50 && page.backend.frames().length < n; i++)
+    await new Promise((r) => setTimeout(r, 100));
+}
+
 function find(s: SnapshotResult, pred: (n: SnapshotNode) => boolean): SnapshotNode | undefined {
   const stack = [s.model];
   while (stack.length) {
@@ -173,8 +179,7 @@ describe('page model', () => {
     const page = await session.newPage();
     await page.open(`${fixture('iframes.html')}?alt=${encodeURIComponent(server.altUrl)}`);
     // Wait for the cross-origin frame and its leaf to load.
-    for (let i = 0; i < 50 && page.backend.frames().length < 5; i++)
-      await new Promise((r) => setTimeout(r, 100));
+    await framesLoaded(page, 5);
     const s = await page.snapshot();
     assertInvariants(s);
     const same = byName(s, 'iframe', 'Same origin frame');
@@ -201,8 +206,7 @@ describe('page model', () => {
   test('iframes: a later snapshot places frames without asking the parent again; a new iframe is looked up', async () => {
     const page = await session.newPage();
     await page.open(fixture('iframes.html'));
-    for (let i = 0; i < 50 && page.backend.frames().length < 3; i++)
-      await new Promise((r) => setTimeout(r, 100));
+    await framesLoaded(page, 3);
     // Count the round trips that find a frame's iframe element in its parent document.
     const proto = Object.getPrototypeOf(page.backend.frames()[1]!) as {
       evaluateOnOwner: (...a: unknown[]) => Promise<unknown>;
@@ -231,8 +235,7 @@ describe('page model', () => {
          return new Promise((done) => { n.onload = () => done(true); old.replaceWith(n); });`,
       ) as (a: null) => Promise<boolean>;
       await page.backend.frames()[0]!.evaluate(swap, null, 10_000);
-      for (let i = 0; i < 50 && page.backend.frames().length < 3; i++)
-        await new Promise((r) => setTimeout(r, 100));
+      await framesLoaded(page, 3);
       const third = await page.snapshot();
       assert.ok(innerButton(third, 'Replaced frame'), third.text);
       assert.ok(lookups >= 1);
@@ -245,8 +248,7 @@ describe('page model', () => {
   test('iframes: a blank frame found empty is not probed again while its parent shows it blank; content written later is seen', async () => {
     const page = await session.newPage();
     await page.open(fixture('iframes.html'));
-    for (let i = 0; i < 50 && page.backend.frames().length < 3; i++)
-      await new Promise((r) => setTimeout(r, 100));
+    await framesLoaded(page, 3);
     // #cross has no src here: an about:blank frame with nothing in it.
     const blank = page.backend.frames().find((f) => f.url() === 'about:blank')!;
     assert.ok(blank, 'the blank frame');
