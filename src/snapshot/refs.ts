@@ -23,7 +23,7 @@ export interface RefTarget {
 /**
  * Refs a session remembers (live ones and those of replaced documents). Past this the oldest
  * are forgotten: a forgotten ref is reported stale (its number was issued: see `issued`), never
- * recycled, so a session that runs for hours keeps a bounded table (≈ 100 bytes a ref: ≈ 1 MB).
+ * recycled, so a session that runs for hours keeps a bounded table (≈ 140 bytes a ref: ≈ 1.4 MB; ARCHITECTURE, bounds).
  */
 export const MAX_REFS = 10_000;
 

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Request } from 'playwright-core';
 
 /**
- * Request objects playwright-core keeps in this process (each with its route and response, ≈ 10 KB
+ * Request objects playwright-core keeps in this process (each with its route and response, ≈ 10-18 KB
  * of Node heap: headers on both sides of the driver's in-process connection, the CDP event).
  * playwright-core keeps every request of a page until the page closes, or until 10,000 requests
  * of the whole process are held (then it drops the oldest thousand). A page an agent keeps for
