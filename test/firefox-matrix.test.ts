@@ -82,6 +82,27 @@ function runChild(
   });
 }
 
+/**
+ * Each failing test of a TAP report with its YAML block (the error and where), innermost first and
+ * each cut to 1,500 characters, so a CI log that keeps only the start of a message still shows why.
+ */
+function failureBlocks(tap: string): string {
+  const lines = tap.split('\n');
+  const blocks: string[] = [];
+  lines.forEach((line, i) => {
+    if (!/^\s*not ok/.test(line)) return;
+    const end = lines.findIndex((l, j) => j > i && /^\s*\.\.\.\s*$/.test(l));
+    blocks.push(
+      lines
+        .slice(i, end === -1 ? i + 1 : end)
+        .join('\n')
+        .slice(0, 1500),
+    );
+  });
+  // Subtests are reported before their parents: the innermost (the useful) failure comes first.
+  return blocks.join('\n');
+}
+
 // First and alone: the provider's first session launches Firefox within the engine's default deadline.
 describe('Firefox conformance', () => {
   test('conformance: tabwright provider --browser firefox is Certified', async () => {
@@ -106,8 +127,7 @@ describe('Firefox (WebDriver BiDi)', { concurrency: true }, () => {
     const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=tap'];
     for (const p of PATTERNS) args.push(`--test-name-pattern=${p}`);
     const r = await runChild([...args, ...SUITES], { TABWRIGHT_BROWSER: 'firefox', TABWRIGHT_LOG: 'warn' });
-    const failed = r.out.split('\n').filter((l) => /^\s*not ok/.test(l));
-    assert.equal(r.code, 0, `failing on Firefox:\n${failed.join('\n')}\n\n${r.out.slice(-6000)}`);
+    assert.equal(r.code, 0, `failing on Firefox:\n${failureBlocks(r.out)}\n\n${r.out.slice(-3000)}`);
     // The patterns chose tests: make sure they did not choose none.
     const passed = Number(/^# pass (\d+)/m.exec(r.out)?.[1] ?? 0);
     assert.ok(passed >= 3 + 12 + 1, `only ${passed} tests ran:\n${r.out.slice(0, 3000)}`);
@@ -156,6 +176,9 @@ describe('Firefox calls no one', () => {
     const firefoxes = [...egress.processes.values()].filter((c) => /firefox/.test(c));
     assert.ok(firefoxes.length > 0, 'no Firefox process was watched');
     assert.ok(egress.loopback.size > 0, 'no loopback connection was matched: the socket lookup sees nothing');
-    assert.deepEqual([...egress.seen], []);
+    assert.deepEqual(
+      [...egress.seen].map((address) => `${address} by ${egress.seenBy.get(address)}`),
+      [],
+    );
   });
 });

@@ -8,6 +8,8 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
  */
 export class EgressMonitor {
   readonly seen = new Set<string>();
+  /** For each address in `seen`, who held the socket ("pid command"), so a failure names the caller. */
+  readonly seenBy = new Map<string, string>();
   /** Loopback connections matched (remote 127.x / ::1): proof the inode lookup works, so an empty `seen` means something. */
   readonly loopback = new Set<string>();
   /** Descendants seen at least once, with their command (to name who called out). */
@@ -52,13 +54,14 @@ export class EgressMonitor {
   }
 
   poll(): void {
-    const inodes = new Set<string>();
+    /** Socket inode → the pid that holds it. */
+    const inodes = new Map<string, number>();
     for (const pid of this.descendants()) {
       try {
         for (const fd of readdirSync(`/proc/${pid}/fd`)) {
           try {
             const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-            if (m) inodes.add(m[1]!);
+            if (m) inodes.set(m[1]!, pid);
           } catch {}
         }
         if (!this.processes.has(pid))
@@ -79,8 +82,12 @@ export class EgressMonitor {
         if (cols.length < 10 || !inodes.has(cols[9]!)) continue;
         const remote = decodeAddress(cols[2]!);
         if (!remote) continue;
-        if (!isLoopbackOrUnset(remote.ip)) this.seen.add(`${table} ${remote.ip}:${remote.port}`);
-        else if (remote.port !== 0 && !remote.ip.startsWith('0.0.0.0') && remote.ip !== '0:0:0:0:0:0:0:0')
+        if (!isLoopbackOrUnset(remote.ip)) {
+          const address = `${table} ${remote.ip}:${remote.port}`;
+          this.seen.add(address);
+          const pid = inodes.get(cols[9]!)!;
+          if (!this.seenBy.has(address)) this.seenBy.set(address, `${pid} ${this.processes.get(pid) ?? '?'}`);
+        } else if (remote.port !== 0 && !remote.ip.startsWith('0.0.0.0') && remote.ip !== '0:0:0:0:0:0:0:0')
           this.loopback.add(`${table} ${cols[9]}`);
       }
     }
