@@ -8,7 +8,8 @@
 //      not root: print the command and go on (OCR is optional; its tests say what is missing);
 //   4. Firefox (the second backend): `apt-get install -y firefox-esr` as root when missing;
 //      with --test also what the Selenium Grid tests start: chromium-driver (matching Debian's
-//      chromium) and a Java runtime (openjdk-17-jre-headless); not root: print the command and go on;
+//      chromium), a Java runtime (openjdk-17-jre-headless) and strace (the egress test); not root:
+//      print the command and go on;
 //   5. the build (tsc) when dist/ is missing or older than src/.
 // Plain JavaScript with no dependencies: it runs before anything is installed.
 // Progress goes to stderr so stdout stays clean for whatever runs next.
@@ -152,6 +153,9 @@ const wanted = [['firefox-esr', () => onPath('firefox-esr') || onPath('firefox')
 if (process.argv.includes('--test')) {
   wanted.push(['chromium-driver', () => onPath('chromedriver')]);
   wanted.push(['openjdk-17-jre-headless', () => onPath('java')]);
+  // test/browser-egress.test.ts traces the browsers' connect() calls: a DNS query is too short-lived
+  // for any poll of the socket tables to see.
+  wanted.push(['strace', () => onPath('strace')]);
 }
 const missing = wanted.filter(([, present]) => !present()).map(([pkg]) => pkg);
 if (missing.length > 0) {

@@ -162,6 +162,35 @@ describe('leftovers', () => {
     }
   });
 
+  test('a provider on Firefox killed with SIGKILL takes its Firefox with it at once', async () => {
+    // Chromium quits when playwright-core's pipe closes; Firefox's remote agent listens on a socket
+    // and, without the kernel's parent-death signal (firefox/launch.ts), ran on as an orphan.
+    const home = tempHome();
+    homes.push(home);
+    const child = spawn(process.execPath, ['bin/tabwright.js', 'provider', '--browser', 'firefox'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, TABWRIGHT_HOME: home.dir, TABWRIGHT_LOG: 'silent' },
+    });
+    child.stdin.write(
+      `${JSON.stringify({ protocol_version: '0.1', id: '1', method: 'session.ensure', params: { timeout_ms: 60_000 } })}\n`,
+    );
+    await until('a Firefox session in the process', () => records(home.dir).length === 1, 60_000);
+    const pid = records(home.dir)[0]!.browser_pid as number;
+    assert.ok(alive(pid), 'the recorded Firefox runs');
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+    // Gone, or a zombie left for init to reap: either way it no longer runs.
+    const runs = () => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    await until('the orphaned Firefox to end', () => !runs(), 15_000);
+  });
+
   test('tabwright mcp leaves nothing in its temporary directory when its client goes away', async () => {
     const home = tempHome();
     homes.push(home);

@@ -157,7 +157,10 @@ describe('one secret rule in every door: canaries never appear in any output', (
         outputs.push({ label: method, text: text(r) });
         return r;
       };
-      const sid = (await call('session.ensure', { client_session_id: 'secrets' })).session_id as string;
+      // The first session launches the browser: a cold Firefox on a loaded CI machine can take longer
+      // than the 10 s default (seen on CI in the Firefox matrix, which reruns this test).
+      const sid = (await call('session.ensure', { client_session_id: 'secrets', timeout_ms: 60_000 }))
+        .session_id as string;
       await call('page.open', { session_id: sid, url: page(door) });
       await call('page.snapshot', { session_id: sid });
       for (const f of FIELDS)

@@ -14,6 +14,14 @@ export const QUIET_FLAGS = [
   '--disable-quic',
   '--no-default-browser-check',
   '--metrics-recording-only',
+  // Two services the switches above leave on, found by tracing a headless Chromium 156 that had
+  // opened one blank page: Chrome's own account check (ListAccounts) resolves accounts.google.com
+  // at start-up, and a component fetched on demand resolves update.googleapis.com. Each is pointed
+  // at a closed loopback port, so nothing leaves the machine and no DNS query is sent. Pages are
+  // unaffected: only Chrome's internal sign-in code and its component updater read these switches
+  // (a site's "Sign in with Google" still goes to accounts.google.com, as any other site).
+  '--gaia-url=http://127.0.0.1:9',
+  '--component-updater=url-source=http://127.0.0.1:9',
 ];
 
 export function isRoot(): boolean {

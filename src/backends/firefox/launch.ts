@@ -40,6 +40,25 @@ export function profileLockedBy(profileDir: string): number | null {
   }
 }
 
+/** util-linux's setpriv (Debian's essential util-linux package has it); absent elsewhere. */
+const SETPRIV = '/usr/bin/setpriv';
+
+/**
+ * The command that starts Firefox so that it ends with this process, however this process ends.
+ * Chromium does by itself (playwright-core drives it over a pipe, and it quits when the pipe
+ * closes), but Firefox's remote agent listens on a socket and outlives a provider killed with
+ * SIGKILL, or one whose client gave up waiting while the browser was still starting: the orphan
+ * ran on, parented to init, until the next launch in the same home swept it (launch-records.ts).
+ * `setpriv --pdeathsig TERM` asks the kernel to send SIGTERM (Firefox quits cleanly on it and
+ * writes a persistent profile) when the thread that spawned it dies; spawns happen on Node's main
+ * thread, which lives as long as the process. setpriv execs Firefox in place: same pid, same
+ * process group. Without setpriv, Firefox is started directly and the sweep stays the only net.
+ */
+export function diesWithUs(executable: string, args: string[]): [string, string[]] {
+  if (process.platform !== 'linux' || !existsSync(SETPRIV)) return [executable, args];
+  return [SETPRIV, ['--pdeathsig', 'TERM', '--', executable, ...args]];
+}
+
 /**
  * Starts Firefox with its remote agent on a free loopback port and waits for the endpoint it
  * prints on stderr. The preferences are in the profile before the process reads it (prefs.ts).
@@ -65,7 +84,8 @@ export function startFirefox(opts: FirefoxStart): Promise<StartedFirefox> {
   ];
   const tmp = opts.workDir ? join(opts.workDir, 'tmp') : undefined;
   if (tmp) mkdirSync(tmp, { recursive: true, mode: 0o700 });
-  const child = spawn(opts.executablePath, args, {
+  const [command, commandArgs] = diesWithUs(opts.executablePath, args);
+  const child = spawn(command, commandArgs, {
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
     env: {
