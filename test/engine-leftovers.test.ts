@@ -133,6 +133,31 @@ describe('leftovers', () => {
     }
   });
 
+  test('a shared browser retired while a session is still starting on it stays until that session is done', async () => {
+    const { engine, session: first, record: rec } = await sessionOnBlank();
+    const pid = rec!.browser_pid as number;
+    try {
+      // A stopped browser: the next session's context waits, and the first session's close is stuck.
+      process.kill(-pid, 'SIGSTOP');
+      const starting = engine.startSession({}, { timeoutMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 200));
+      await engine.closeSession(first.id, { timeoutMs: 1_000 });
+      assert.equal(engine.counts().stuck_closes, 1, 'the shared browser is retired');
+      process.kill(-pid, 'SIGCONT');
+      // Had the retired browser been closed as unused, this start would fail with it.
+      const second = await starting;
+      await second.page().open('about:blank');
+      assert.equal(await second.page().title(), '');
+      await engine.closeSession(second.id);
+      await until(`the retired browser ${pid} to close once unused`, () => !alive(pid));
+    } finally {
+      try {
+        process.kill(-pid, 'SIGCONT');
+      } catch {}
+      await engine.close();
+    }
+  });
+
   test('after tabwright is killed, the next engine in the same home cleans up what it left', async () => {
     const home = tempHome();
     homes.push(home);

@@ -115,6 +115,11 @@ export class Engine {
   private stuckCloses = 0;
   /** Shared browsers that failed to close a context in time: no new session gets them; closed when unused. */
   private readonly retired = new Set<BackendBrowser>();
+  /**
+   * Sessions being started on each shared browser and not yet listed (or given up). A retired browser
+   * is closed only when no session uses it, and a session still starting on it uses it too.
+   */
+  private readonly startsOn = new Map<BackendBrowser, number>();
 
   constructor(opts: EngineOptions) {
     if (!opts?.backends?.length)
@@ -232,14 +237,29 @@ export class Engine {
     const kind: SessionKind = req.kind ?? 'ephemeral';
     if (policy.restricted && (kind === 'attach' || kind === 'remote')) throw policyNeedsLaunch(kind);
     this.starting++;
-    const work = this.createSession(req, kind, policy, deadline);
+    // The shared browser this start holds (see startsOn), let go once the session is listed or given up.
+    let held: BackendBrowser | undefined;
+    const letGo = () => {
+      if (held) this.endStartOn(held);
+      held = undefined;
+    };
+    const work = this.createSession(req, kind, policy, deadline, (b) => {
+      held = b;
+      this.startsOn.set(b, (this.startsOn.get(b) ?? 0) + 1);
+    });
     work.then(
       () => this.starting--,
-      () => this.starting--,
+      () => {
+        this.starting--;
+        letGo();
+      },
     );
     const session = await Promise.race([work, deadline.expired()]).catch(async (err) => {
       // A session that arrives after the caller gave up must not leak.
-      work.then((s) => s.close()).catch(() => {});
+      work
+        .then((s) => s.close())
+        .catch(() => {})
+        .finally(letGo);
       if (err instanceof TabwrightError) throw err;
       // A placement that knows why it is late (a full Grid) says so as the deadline passes.
       const own =
@@ -259,10 +279,12 @@ export class Engine {
     await session.enforcePolicy().catch(async (err) => {
       // A session whose policy cannot be enforced must not be handed out.
       await session.close().catch(() => {});
+      letGo();
       throw err;
     });
     if (dialogPolicy) session.dialogPolicy = dialogPolicy;
     this.sessionsById.set(session.id, session);
+    letGo();
     log.info({ session_id: session.id, kind }, 'session started');
     return session;
   }
@@ -272,6 +294,8 @@ export class Engine {
     kind: SessionKind,
     policy: OriginPolicy,
     deadline: Deadline,
+    /** Called with the shared browser the session is being started on, as soon as it is known. */
+    startingOn: (browser: BackendBrowser) => void,
   ): Promise<Session> {
     const id = this.sessionIds.next();
     const common = {
@@ -300,6 +324,7 @@ export class Engine {
               remainingMs: () => deadline.remaining(),
             })
           : await this.sharedBrowser(backend, product);
+        if (!placed) startingOn(browser);
         const created = withPolicyProxy(policy, async (proxy) => {
           const context = await browser.newContext({ proxyServer: proxy?.url });
           // A placed browser is the session's own: closing the session gives it back.
@@ -449,8 +474,19 @@ export class Engine {
     await this.closeRetiredWhenUnused(s.browser);
   }
 
+  /** A start on a shared browser is over (listed or given up): a retired browser left unused closes. */
+  private endStartOn(browser: BackendBrowser): void {
+    const left = (this.startsOn.get(browser) ?? 1) - 1;
+    if (left > 0) {
+      this.startsOn.set(browser, left);
+      return;
+    }
+    this.startsOn.delete(browser);
+    if (this.retired.has(browser)) void this.closeRetiredWhenUnused(browser);
+  }
+
   private async closeRetiredWhenUnused(browser: BackendBrowser): Promise<void> {
-    if (this.sessions().some((o) => o.browser === browser)) return;
+    if (this.startsOn.has(browser) || this.sessions().some((o) => o.browser === browser)) return;
     this.retired.delete(browser);
     await settlesWithin(browser.close(), RETIRED_CLOSE_GRACE_MS).catch(() => true);
     if (browser.isConnected()) browser.forceClose();
