@@ -509,6 +509,23 @@ describe('elements made in another realm', () => {
       assert.deepEqual(r.changes.value, { before: false, after: true });
     }
   });
+
+  test('by visible text, picked by text, and read: options and the text of an adopted subtree', async () => {
+    await page.open(`${server.url}/fixtures/snapshot/realms.html`);
+    const r = await page.act({ text: 'Foreign button' }, { action: 'click' });
+    assert.equal(r.status, 'executed');
+    assert.equal(await status(), 'Foreign clicked');
+    const picked = await ops.pick.call(page, { text: 'Adopted offer' });
+    assert.deepEqual([picked.tag, picked.matched], ['a', 1]);
+    const options = await ops.readOneElement.call(page, {
+      target: { selector: '#Adopted-sel' },
+      kind: 'options',
+    });
+    assert.deepEqual(options.value, ['Red', 'Blue']);
+    // The rendered text with the shadow root's, as for this realm's elements (not textContent).
+    const text = await ops.readPageText.call(page, { selector: '#Adopted' });
+    assert.match(text.content, /Adopted heading[\s\S]*Adopted shadow button/);
+  });
 });
 
 describe('origin policy before dispatch', () => {
