@@ -329,12 +329,14 @@ describe('page model', () => {
     for (const w of WHO) {
       assert.equal(byName(s, 'textbox', `${w} password`).value, '[redacted]');
       assert.equal(byName(s, 'textbox', `${w} name`).value, `name of ${w}`);
+      // Pseudo text from that realm's stylesheet (a scoped snapshot reads every element's, a whole one not).
+      assert.match(s.text, new RegExp(`\\n ${w} pseudo text\\n`));
     }
     // Each section, scoped (the adopted one's root is itself from the other realm), reads as the native one.
     const scoped = async (w: string) => {
       const part = await page.snapshot({ scope_selector: `#${w}` });
       assert.ok(!JSON.stringify(part).includes('QZXrealm'), `a password value leaked from #${w}`);
-      return part.text.replaceAll(w, 'W').replace(/\[ref=e\d+\]/g, '[ref]');
+      console.error(part.text); return part.text.replaceAll(w, "W").replace(/\[ref=e\d+\]/g, '[ref]');
     };
     const native = await scoped('Native');
     assert.match(native, /button "W shadow button" \[ref\]/);
