@@ -336,7 +336,7 @@ describe('page model', () => {
     const scoped = async (w: string) => {
       const part = await page.snapshot({ scope_selector: `#${w}` });
       assert.ok(!JSON.stringify(part).includes('QZXrealm'), `a password value leaked from #${w}`);
-      console.error(part.text); return part.text.replaceAll(w, "W").replace(/\[ref=e\d+\]/g, '[ref]');
+      return part.text.replaceAll(w, 'W').replace(/\[ref=e\d+\]/g, '[ref]');
     };
     const native = await scoped('Native');
     assert.match(native, /button "W shadow button" \[ref\]/);
