@@ -838,15 +838,17 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean, h
   const parts: string[] = [];
   const rootRole = roleOf(root);
   const visit = (node: Node) => {
-    if (node.nodeType === 3) {
+    const type = node.nodeType;
+    if (type === 3) {
       parts.push(transformed(node));
       return;
     }
-    if (!isElement(node)) {
+    // nodeType, not instanceof: an element made in another realm is an element too.
+    if (type !== 1) {
       for (const c of Array.from(flatChildren(node as ShadowRoot))) visit(c);
       return;
     }
-    const el = node;
+    const el = node as Element;
     if (visited.has(el)) return;
     visited.add(el);
     const tag = el.localName;
@@ -1395,11 +1397,13 @@ function pushText(out: Out, s: string): void {
 }
 
 function walkChild(child: Node, out: Out, ctx: Ctx, inh: Inherited): void {
-  if (child.nodeType === 3) {
+  // nodeType (read once), not instanceof: elements made in another realm (an ad's iframe, moved
+  // here) are walked too.
+  const type = child.nodeType;
+  if (type === 3) {
     if (inh.visible) pushText(out, transformed(child));
-  } else if (isElement(child)) {
-    // Not instanceof: elements made in another realm (an ad's iframe, moved here) are walked too.
-    if (!ctx.owned.has(child)) visit(child, out, ctx, inh);
+  } else if (type === 1) {
+    if (!ctx.owned.has(child as Element)) visit(child as Element, out, ctx, inh);
   }
 }
 
