@@ -477,6 +477,57 @@ describe('select receipts', () => {
   });
 });
 
+// Elements an iframe's document made and this one shows, moved with append or taken with adoptNode
+// (test/fixtures/pages/snapshot/realms.html): instanceof against this window fails for them, and the
+// guard, the values and the receipt must not care.
+describe('elements made in another realm', () => {
+  test('click, type, fill a password, select and check by ref: receipts as for this realm', async () => {
+    await page.open(`${server.url}/fixtures/snapshot/realms.html`);
+    const snap = await page.snapshot();
+    const ref = (line: string) => {
+      const m = new RegExp(`${line} \\[ref=(e\\d+)\\]`).exec(snap.text);
+      assert.ok(m, `no ${line} in:\n${snap.text}`);
+      return { element_ref: m[1]! };
+    };
+    for (const w of ['Foreign', 'Adopted']) {
+      const button = ref(`button "${w} button"`);
+      let r = await page.act(button, { action: 'click' });
+      assert.deepEqual([r.status, r.target.element_ref, r.changed], ['executed', button.element_ref, true]);
+      assert.equal(await status(), `${w} clicked`);
+      r = await page.act(ref(`textbox "${w} name"`), { action: 'type', text: 'Ada' });
+      assert.deepEqual(r.changes.value, { before: '', after: 'Ada' });
+      const canary = `QZXact${w}9`;
+      r = await page.act(ref(`textbox "${w} password"`), { action: 'fill', value: canary });
+      assert.equal(r.verified, true);
+      assert.ok(!JSON.stringify(r).includes(canary), JSON.stringify(r));
+      assert.equal(r.changes.value?.after, '[redacted]');
+      r = await page.act(ref(`combobox "${w} color"`), { action: 'select', labels: ['Blue'] });
+      assert.deepEqual(r.changes.value, { before: 'Red', after: 'Blue' });
+      assert.equal(await status(), `${w} picked b`);
+      r = await page.act(ref(`checkbox "${w} check"`), { action: 'check' });
+      assert.equal(r.verified, true);
+      assert.deepEqual(r.changes.value, { before: false, after: true });
+    }
+  });
+
+  test('by visible text, picked by text, and read: options and the text of an adopted subtree', async () => {
+    await page.open(`${server.url}/fixtures/snapshot/realms.html`);
+    const r = await page.act({ text: 'Foreign button' }, { action: 'click' });
+    assert.equal(r.status, 'executed');
+    assert.equal(await status(), 'Foreign clicked');
+    const picked = await ops.pick.call(page, { text: 'Adopted offer' });
+    assert.deepEqual([picked.tag, picked.matched], ['a', 1]);
+    const options = await ops.readOneElement.call(page, {
+      target: { selector: '#Adopted-sel' },
+      kind: 'options',
+    });
+    assert.deepEqual(options.value, ['Red', 'Blue']);
+    // The rendered text with the shadow root's, as for this realm's elements (not textContent).
+    const text = await ops.readPageText.call(page, { selector: '#Adopted' });
+    assert.match(text.content, /Adopted heading[\s\S]*Adopted shadow button/);
+  });
+});
+
 describe('origin policy before dispatch', () => {
   test('no action on a page or in a frame whose origin is not allowed', async () => {
     const s = await engine.startSession({ policy: { allowed_origins: [server.url], subresources: 'allow' } });

@@ -17,7 +17,8 @@ import { spawnServe } from './helpers/serve.js';
 // offers is read: no canary may appear anywhere, and secret URL parameters are masked. One browser
 // per door, one page load each (the form's POST is the second document).
 
-const FIELDS = ['pw', 'cur', 'np', 'otp', 'otp2', 'ccn', 'cvc', 'note', 'ce'] as const;
+// xpw: a password field made in another realm (an iframe's document) and moved into the form.
+const FIELDS = ['pw', 'cur', 'np', 'otp', 'otp2', 'ccn', 'cvc', 'note', 'ce', 'xpw'] as const;
 const canary = (door: string, field: string) => `QZX${door}${field}9`;
 /** The page's own server-filled password (a value attribute in the fixture). */
 const PAGE_OWN = 'PAGEOWNsavedQ7';

@@ -166,6 +166,30 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
     await page.close();
   });
 
+  test("elements made in another realm (an iframe's document) are in the snapshot and take actions; a password stays redacted", async () => {
+    const page = await session.newPage({ url: `${server.url}/fixtures/snapshot/realms.html` });
+    const s = await page.snapshot();
+    const ref = (line: string) => {
+      const m = new RegExp(`${line} \\[ref=(e\\d+)\\]`).exec(s.text);
+      assert.ok(m, `no ${line} in:\n${s.text}`);
+      return { element_ref: m[1]! };
+    };
+    const button = ref('button "Adopted button"');
+    const click = await page.act(button, { action: 'click' });
+    assert.deepEqual([click.status, click.changed], ['executed', true]);
+    assert.equal(await text(page, 'status'), 'Adopted clicked');
+    const canary = 'QZXffrealm9';
+    const fill = await page.act(ref('textbox "Foreign password"'), { action: 'fill', value: canary });
+    assert.equal(fill.verified, true);
+    assert.equal(fill.changes.value?.after, '[redacted]');
+    const select = await page.act(ref('combobox "Foreign color"'), { action: 'select', labels: ['Blue'] });
+    assert.deepEqual(select.changes.value, { before: 'Red', after: 'Blue' });
+    const after = await page.snapshot();
+    assert.match(after.text, /textbox "Foreign password" .*\[ref=e\d+\] value="\[redacted\]"/);
+    assert.ok(!JSON.stringify([fill, after]).includes(canary), 'the password leaked');
+    await page.close();
+  });
+
   test('the request log keeps a form POST body, the password field’s value masked', async () => {
     const page = await session.newPage({ url: `${server.url}/fixtures/secrets/canary.html#d=ff` });
     const canary = 'FFPWcanary7731';

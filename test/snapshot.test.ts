@@ -303,6 +303,47 @@ describe('page model', () => {
     await page.close();
   });
 
+  test("elements made in another realm (an iframe's document), moved or adopted here, are walked like this realm's; secrets stay redacted", async () => {
+    const page = await openPage('realms.html');
+    const WHO = ['Native', 'Foreign', 'Adopted'];
+    // The fixture crosses realms for real: instanceof against this window fails for the moved ones.
+    const sameRealm = await page.evaluate(
+      'test',
+      (who: string[]) => who.map((w) => document.getElementById(`${w}-btn`) instanceof HTMLElement),
+      WHO,
+    );
+    assert.deepEqual(sameRealm, [true, false, false]);
+    await page.evaluate(
+      'test',
+      (who: string[]) => {
+        for (const w of who) {
+          (document.getElementById(`${w}-name`) as HTMLInputElement).value = `name of ${w}`;
+          (document.getElementById(`${w}-pw`) as HTMLInputElement).value = `QZXrealm${w}9`;
+        }
+      },
+      WHO,
+    );
+    const s = await page.snapshot();
+    assertInvariants(s);
+    assert.ok(!JSON.stringify(s).includes('QZXrealm'), 'a password value leaked');
+    for (const w of WHO) {
+      assert.equal(byName(s, 'textbox', `${w} password`).value, '[redacted]');
+      assert.equal(byName(s, 'textbox', `${w} name`).value, `name of ${w}`);
+      // Pseudo text from that realm's stylesheet (a scoped snapshot reads every element's, a whole one not).
+      assert.match(s.text, new RegExp(`\\n ${w} pseudo text\\n`));
+    }
+    // Each section, scoped (the adopted one's root is itself from the other realm), reads as the native one.
+    const scoped = async (w: string) => {
+      const part = await page.snapshot({ scope_selector: `#${w}` });
+      assert.ok(!JSON.stringify(part).includes('QZXrealm'), `a password value leaked from #${w}`);
+      return part.text.replaceAll(w, 'W').replace(/\[ref=e\d+\]/g, '[ref]');
+    };
+    const native = await scoped('Native');
+    assert.match(native, /button "W shadow button" \[ref\]/);
+    for (const w of ['Foreign', 'Adopted']) assert.equal(await scoped(w), native, `#${w}`);
+    await page.close();
+  });
+
   test('modal occlusion: covered elements are not actionable', async () => {
     const page = await openPage('modal.html');
     let s = await page.snapshot();

@@ -49,7 +49,7 @@ const readInPage = new Function(
    if (arg.kind === 'text') {
      const from = arg.selector === null ? doc : el;
      // With shadow roots and same-origin frames, as the snapshot shows them.
-     const text = from === doc || from instanceof HTMLElement ? (${DEEP_TEXT_SOURCE})(from) : (el.textContent ?? '');
+     const text = from === doc || from.namespaceURI === 'http://www.w3.org/1999/xhtml' ? (${DEEP_TEXT_SOURCE})(from) : (el.textContent ?? '');
      return { ok: true, content: text, count, secrets };
    }
    const out = (${SECRET_FREE_COPY_SOURCE})(el);

@@ -75,7 +75,7 @@ const READ_SOURCES: Record<InternalReadKind, string> = {
   identity:
     '(el) => ({ id: el.id || null, className: typeof el.className === "string" ? el.className || null : null, href: el.getAttribute("href"), name: el.getAttribute("name") })',
   options:
-    '(el) => (el instanceof HTMLSelectElement ? Array.from(el.options).map((o) => o.label || o.text) : null)',
+    '(el) => (el.localName === "select" && el.namespaceURI === "http://www.w3.org/1999/xhtml" ? Array.from(el.options).map((o) => o.label || o.text) : null)',
   // "" rather than null for "not sensitive": null stays "could not be read" in readElements.
   sensitive: `(el) => (${SECRET_REASON_SOURCE})(el) ?? ''`,
   scrollable: `(el) => {

@@ -62,7 +62,8 @@ const UNSUPPORTED: Record<string, string> = {
 function unsupportedReason(el: Element): string | null {
   if (el.tagName.toLowerCase() === 'canvas') return 'canvas';
   const root = el.getRootNode();
-  if (root instanceof ShadowRoot && root.mode === 'closed') return 'closed_shadow_root';
+  // nodeType, not instanceof ShadowRoot: a root attached in another realm (an iframe's) counts too.
+  if (root.nodeType === 11 && (root as ShadowRoot).mode === 'closed') return 'closed_shadow_root';
   if (el.localName.includes('-') && !el.hasAttribute('role') && !(el as HTMLElement).isContentEditable)
     return 'custom_component';
   return null;

@@ -97,7 +97,8 @@ if (spec.selector !== undefined) {
   const matches = [];
   const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_ELEMENT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (!(n instanceof HTMLElement) || n.tagName === 'SCRIPT' || n.tagName === 'STYLE') continue;
+    // By namespace, not instanceof HTMLElement: elements made in another realm (an iframe's) count too.
+    if (n.namespaceURI !== 'http://www.w3.org/1999/xhtml' || n.tagName === 'SCRIPT' || n.tagName === 'STYLE') continue;
     const t = norm(n.innerText).toLowerCase();
     if (spec.exact ? t === want : t.includes(want)) matches.push(n);
   }

@@ -73,7 +73,8 @@ export function collectSecrets(
   const roots: ParentNode[] = [start];
   for (let i = 0; i < roots.length && values.length < 200; i++) {
     const list: Element[] = Array.from(roots[i]!.querySelectorAll('*'));
-    if (i === 0 && start instanceof Element) list.unshift(start);
+    // nodeType, not instanceof: a field made in another realm (an iframe's) is as secret here.
+    if (i === 0 && (start as Node).nodeType === 1) list.unshift(start as Element);
     for (let j = 0; j < list.length && values.length < 200; j++) {
       const el = list[j]!;
       if (el.shadowRoot) roots.push(el.shadowRoot);

@@ -1,3 +1,5 @@
+import { isHTML } from '../../engine/semantics/node-kinds.js';
+
 /**
  * Init script, beside the closed-shadow recorder: remembers which <link rel=stylesheet> elements
  * failed to load (blocked by the origin policy, unreachable, an error status). Such a sheet has no
@@ -14,7 +16,8 @@ export function installFailedSheetRecorder(): void {
   const failed = new WeakSet<Element>();
   const mark = (e: Event) => {
     const t = e.target;
-    if (!(t instanceof HTMLLinkElement)) return;
+    // A link made in another realm (an iframe's document) and moved here counts too.
+    if (!isHTML(t, 'link')) return;
     if (e.type === 'error') failed.add(t);
     else failed.delete(t);
   };

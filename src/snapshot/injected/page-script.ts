@@ -9,6 +9,7 @@
  * identified by per-document local ids kept in a WeakMap, never by position.
  */
 
+import { isElement, isShadowRoot, isSVGElement } from '../../engine/semantics/node-kinds.js';
 import { collectSecrets, REDACTED, secretReason } from '../../engine/semantics/secrets.js';
 import { INTERACTIVE_ROLES } from '../model.js';
 import type { PageCall, RawElement, RawStates, WalkError, WalkOptions, WalkResult } from './types.js';
@@ -289,7 +290,7 @@ function flatChildren(node: Element | ShadowRoot | Document): NodeListOf<ChildNo
  * they are (the shadow root, or the node itself), for walking by nextSibling without a NodeList.
  */
 function flatParent(node: Element | ShadowRoot | Document): Node[] | Node {
-  if (node instanceof Element) {
+  if (isElement(node)) {
     if (node.localName === 'slot') {
       const assigned = (node as HTMLSlotElement).assignedNodes();
       if (assigned.length) return assigned;
@@ -347,7 +348,7 @@ function insideSectioning(el: Element): boolean {
 function parentElement(el: Element): Element | null {
   if (el.parentElement) return el.parentElement;
   const root = el.parentNode;
-  return root instanceof ShadowRoot ? root.host : null;
+  return isShadowRoot(root) ? root.host : null;
 }
 
 function focusable(el: Element): boolean {
@@ -709,19 +710,21 @@ let pseudoSet: Set<Element> | null = null;
 
 function collectPseudoSelectors(rules: CSSRuleList, out: string[]): boolean {
   for (const rule of Array.from(rules)) {
-    if (rule instanceof CSSStyleRule) {
-      if ((rule as CSSStyleRule & { cssRules?: CSSRuleList }).cssRules?.length) return false; // nested CSS
-      const sel = rule.selectorText;
+    // By type, not instanceof: a sheet's rules may come from another realm's <style> or <link>.
+    if (rule.type === CSSRule.STYLE_RULE) {
+      const style = rule as CSSStyleRule & { cssRules?: CSSRuleList };
+      if (style.cssRules?.length) return false; // nested CSS
+      const sel = style.selectorText;
       if (!/::?(before|after)/i.test(sel)) continue;
-      const content = rule.style.getPropertyValue('content');
+      const content = style.style.getPropertyValue('content');
       if (!content || !/["']|var\(|attr\(/.test(content)) continue;
       for (const part of sel.split(',')) {
         if (!/::?(before|after)/i.test(part)) continue;
         const base = part.replace(/::?(before|after)/gi, '').trim();
         out.push(base === '' || /[>+~]$/.test(base) ? `${base}*` : base);
       }
-    } else if (rule instanceof CSSImportRule) {
-      const sheet = rule.styleSheet;
+    } else if (rule.type === CSSRule.IMPORT_RULE) {
+      const sheet = (rule as CSSImportRule).styleSheet;
       if (!sheet) continue;
       if (!collectPseudoSelectors(sheet.cssRules, out)) return false;
     } else if ('cssRules' in rule) {
@@ -753,8 +756,7 @@ function computePseudoSet(failedUrls: string[] | undefined): Set<Element> | null
       } catch (e) {
         // Unreadable (cross-origin): a sheet that never loaded has no rules, any other may have some.
         const owner = sheet.ownerNode;
-        if (failed && owner instanceof Element && failed(owner) && failedHrefs!.has(sheet.href ?? ''))
-          continue;
+        if (failed && isElement(owner) && failed(owner) && failedHrefs!.has(sheet.href ?? '')) continue;
         throw e;
       }
       if (!collectPseudoSelectors(rules, sels)) return null;
@@ -836,15 +838,17 @@ function contentText(root: Element, visited: Set<Element>, fromLabel: boolean, h
   const parts: string[] = [];
   const rootRole = roleOf(root);
   const visit = (node: Node) => {
-    if (node.nodeType === 3) {
+    const type = node.nodeType;
+    if (type === 3) {
       parts.push(transformed(node));
       return;
     }
-    if (!(node instanceof Element)) {
+    // nodeType, not instanceof: an element made in another realm is an element too.
+    if (type !== 1) {
       for (const c of Array.from(flatChildren(node as ShadowRoot))) visit(c);
       return;
     }
-    const el = node;
+    const el = node as Element;
     if (visited.has(el)) return;
     visited.add(el);
     const tag = el.localName;
@@ -1108,7 +1112,7 @@ function accName(el: Element, role: string): string {
   if (tag === 'svg') {
     const t = svgTitle(el);
     if (t) return t;
-  } else if (el instanceof SVGElement) {
+  } else if (isSVGElement(el)) {
     // SVG-AAM: an element's <title> child names it.
     const t = el.querySelector(':scope > title')?.textContent;
     if (t?.trim()) return norm(t);
@@ -1393,11 +1397,13 @@ function pushText(out: Out, s: string): void {
 }
 
 function walkChild(child: Node, out: Out, ctx: Ctx, inh: Inherited): void {
-  if (child.nodeType === 3) {
+  // nodeType (read once), not instanceof: elements made in another realm (an ad's iframe, moved
+  // here) are walked too.
+  const type = child.nodeType;
+  if (type === 3) {
     if (inh.visible) pushText(out, transformed(child));
-  } else if (child instanceof Element) {
-    // instanceof, not nodeType: elements made in another realm (an ad's iframe) stay out, as before.
-    if (!ctx.owned.has(child)) visit(child, out, ctx, inh);
+  } else if (type === 1) {
+    if (!ctx.owned.has(child as Element)) visit(child as Element, out, ctx, inh);
   }
 }
 
@@ -1406,7 +1412,7 @@ function walkChildren(parent: Element | ShadowRoot | Document, out: Out, ctx: Ct
   const from = flatParent(parent);
   if (Array.isArray(from)) for (const child of from) walkChild(child, out, ctx, inh);
   else for (let c = from.firstChild; c; c = c.nextSibling) walkChild(c, out, ctx, inh);
-  if (parent instanceof Element) {
+  if (isElement(parent)) {
     const owned = ctx.owners.get(parent);
     if (owned) for (const o of owned) visit(o, out, ctx, inh);
   }

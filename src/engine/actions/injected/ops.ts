@@ -1,4 +1,5 @@
 /** In-page operations that have no trusted-input equivalent, or that read state back. */
+import { isHTML, isHTMLElement } from '../../semantics/node-kinds.js';
 import { liveValue } from './probe.js';
 
 export interface SelectSpec {
@@ -9,7 +10,7 @@ export interface SelectSpec {
 
 /** checked state of a checkbox/radio or an ARIA checkable (null when not checkable). */
 export function checkedOf(el: Element): boolean | 'mixed' | null {
-  if (el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')) {
+  if (isHTML(el, 'input') && (el.type === 'checkbox' || el.type === 'radio')) {
     return el.indeterminate ? 'mixed' : el.checked;
   }
   const aria = el.getAttribute('aria-checked');
@@ -27,14 +28,14 @@ export function checkedOf(el: Element): boolean | 'mixed' | null {
 export function focusElement(el: Element, caret?: 'end' | 'all'): boolean {
   (el as HTMLElement).focus?.({ preventScroll: false });
   const active = (el.getRootNode() as Document | ShadowRoot).activeElement;
-  if (caret && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
+  if (caret && (isHTML(el, 'input') || isHTML(el, 'textarea'))) {
     try {
       if (caret === 'all') el.select();
       else el.setSelectionRange(el.value.length, el.value.length);
     } catch {
       // email/number inputs have no selection API; typing then goes where the browser puts the caret.
     }
-  } else if (caret && el instanceof HTMLElement && el.isContentEditable) {
+  } else if (caret && isHTMLElement(el) && el.isContentEditable) {
     const range = document.createRange();
     range.selectNodeContents(el);
     if (caret === 'end') range.collapse(false);

@@ -8,6 +8,7 @@
  * page: they come back as "[redacted]".
  */
 
+import { isElement, isHTML, isHTMLElement, isShadowRoot } from '../../semantics/node-kinds.js';
 import { REDACTED, secretReason } from '../../semantics/secrets.js';
 
 export type ProbeKind =
@@ -83,10 +84,9 @@ export function deepFocused(): Element | null {
 /** The live value of a form control (unredacted: only compared in the page, never returned). */
 export function rawValue(el: Element): string | null {
   let v: string | null = null;
-  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) v = el.value;
-  else if (el instanceof HTMLSelectElement)
-    v = [...el.selectedOptions].map((o) => o.label || o.text).join(', ');
-  else if (el instanceof HTMLElement && el.isContentEditable) v = el.innerText;
+  if (isHTML(el, 'input') || isHTML(el, 'textarea')) v = el.value;
+  else if (isHTML(el, 'select')) v = [...el.selectedOptions].map((o) => o.label || o.text).join(', ');
+  else if (isHTMLElement(el) && el.isContentEditable) v = el.innerText;
   return v;
 }
 
@@ -114,9 +114,9 @@ const TEXT_INPUT_TYPES = new Set([
 ]);
 
 function isEditableControl(el: Element): boolean {
-  if (el instanceof HTMLTextAreaElement) return true;
-  if (el instanceof HTMLInputElement) return TEXT_INPUT_TYPES.has(el.type.toLowerCase());
-  return el instanceof HTMLElement && el.isContentEditable;
+  if (isHTML(el, 'textarea')) return true;
+  if (isHTML(el, 'input')) return TEXT_INPUT_TYPES.has(el.type.toLowerCase());
+  return isHTMLElement(el) && el.isContentEditable;
 }
 
 function isDisabled(el: Element): boolean {
@@ -128,7 +128,7 @@ function isDisabled(el: Element): boolean {
 }
 
 function isReadOnly(el: Element): boolean {
-  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) return el.readOnly;
+  if (isHTML(el, 'input') || isHTML(el, 'textarea')) return el.readOnly;
   return el.getAttribute('aria-readonly') === 'true';
 }
 
@@ -148,7 +148,7 @@ function isRendered(el: Element): boolean {
 function pointerTarget(el: Element, kind: ProbeKind): Element {
   if (
     (kind === 'click' || kind === 'check') &&
-    el instanceof HTMLInputElement &&
+    isHTML(el, 'input') &&
     (el.type === 'checkbox' || el.type === 'radio') &&
     !visiblyUsable(el)
   ) {
@@ -194,8 +194,8 @@ function deepElementFromPoint(x: number, y: number): Element | null {
 
 /** Parent across shadow boundaries and slots. */
 function composedParent(n: Node): Node | null {
-  if (n instanceof Element && n.assignedSlot) return n.assignedSlot;
-  if (n.parentNode) return n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentNode;
+  if (isElement(n) && n.assignedSlot) return n.assignedSlot;
+  if (n.parentNode) return isShadowRoot(n.parentNode) ? n.parentNode.host : n.parentNode;
   return null;
 }
 
@@ -306,7 +306,7 @@ export async function guard(
 ): Promise<GuardResult & { coverEl?: Element }> {
   if (!original.isConnected)
     return { ok: false, reason: 'detached', message: 'the element is no longer in the page' };
-  if (kind === 'select' && !(original instanceof HTMLSelectElement)) {
+  if (kind === 'select' && !isHTML(original, 'select')) {
     return {
       ok: false,
       reason: 'not_select',
@@ -315,14 +315,14 @@ export async function guard(
   }
   if (
     kind === 'check' &&
-    !(original instanceof HTMLInputElement && (original.type === 'checkbox' || original.type === 'radio')) &&
+    !(isHTML(original, 'input') && (original.type === 'checkbox' || original.type === 'radio')) &&
     !['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio'].includes(
       original.getAttribute('role') ?? '',
     )
   ) {
     return { ok: false, reason: 'not_checkable', message: 'the element is not a checkbox, radio or switch' };
   }
-  if (kind === 'files' && !(original instanceof HTMLInputElement && original.type === 'file')) {
+  if (kind === 'files' && !(isHTML(original, 'input') && original.type === 'file')) {
     return { ok: false, reason: 'not_file_input', message: 'the element is not an <input type=file>' };
   }
   // File inputs are usually hidden behind a styled button; they take files without pointer input.
@@ -434,7 +434,7 @@ export function find(spec: FindSpec): FindResult {
     NodeFilter.SHOW_ELEMENT,
   );
   for (let n = walker.nextNode() as Element | null; n; n = walker.nextNode() as Element | null) {
-    if (!(n instanceof HTMLElement) || n.tagName === 'SCRIPT' || n.tagName === 'STYLE') continue;
+    if (!isHTMLElement(n) || n.tagName === 'SCRIPT' || n.tagName === 'STYLE') continue;
     const t = norm(n.innerText ?? '');
     if (!(spec.exact ? t === want : t.toLowerCase().includes(want.toLowerCase()))) continue;
     if (!isRendered(n)) continue;
@@ -504,13 +504,9 @@ export function fingerprint(): Fingerprint {
     structure = hash(el.tagName, structure);
     const cls = el.getAttribute('class');
     if (cls) structure = hash(cls, structure);
-    if (
-      el instanceof HTMLInputElement ||
-      el instanceof HTMLTextAreaElement ||
-      el instanceof HTMLSelectElement
-    ) {
+    if (isHTML(el, 'input') || isHTML(el, 'textarea') || isHTML(el, 'select')) {
       const v =
-        el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio')
+        isHTML(el, 'input') && (el.type === 'checkbox' || el.type === 'radio')
           ? String(el.checked)
           : el.value;
       forms = hash(isSecret(el) ? String(v.length) : v, forms);
@@ -570,7 +566,7 @@ function leavesDocument(href: string): boolean {
 function watchSideEffects(state: ObserverState): () => void {
   const onClick = (e: Event) => {
     if (e.defaultPrevented) return;
-    const a = (e.composedPath().find((n) => n instanceof Element && n.matches('a[href], area[href]')) ??
+    const a = (e.composedPath().find((n) => isElement(n) && n.matches('a[href], area[href]')) ??
       null) as HTMLAnchorElement | null;
     if (!a) return;
     if (a.hasAttribute('download')) state.expect.download = true;
@@ -581,7 +577,7 @@ function watchSideEffects(state: ObserverState): () => void {
   addEventListener('click', onClick);
   // A form submitted in place loads a new document (or is refused by the origin policy) a step later.
   const onSubmit = (e: Event) => {
-    if (e.defaultPrevented || !(e.target instanceof HTMLFormElement)) return;
+    if (e.defaultPrevented || !isHTML(e.target, 'form')) return;
     const target = (e.target.getAttribute('target') ?? '').toLowerCase();
     if (e.target.method !== 'dialog' && (!target || ['_self', '_top', '_parent'].includes(target)))
       state.expect.navigation = true;
@@ -591,7 +587,7 @@ function watchSideEffects(state: ObserverState): () => void {
   // cancelled it is known once dispatch is over (the next task).
   const onFileClick = (e: Event) => {
     const first = e.composedPath()[0];
-    if (!(first instanceof HTMLInputElement) || first.type !== 'file' || first.disabled) return;
+    if (!isHTML(first, 'input') || first.type !== 'file' || first.disabled) return;
     setTimeout(() => {
       if (!e.defaultPrevented) state.expect.fileChooser = true;
     }, 0);
