@@ -13,7 +13,7 @@
  * once more (a page still laying out, a timer); a difference that stays is printed and the exit
  * status is 1. Prints the best time of each side per page and the sums.
  *
- * Usage: npm run bench:engine-compare [-- --base 7b70941] [-- --filter wiki] [-- --rounds 4]
+ * Usage: npm run bench:engine-compare [-- --base 7b70941] [-- --filter wiki,yahoo] [-- --rounds 4]
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
@@ -97,7 +97,7 @@ async function main() {
     const dir = join(CORPUS_ROOT, 'pages');
     const names = readdirSync(dir)
       .filter((n) => existsSync(join(dir, n, 'index.html')))
-      .filter((n) => !filter || n.includes(filter))
+      .filter((n) => !filter || filter.split(',').some((f) => n.includes(f)))
       .sort();
     console.log(`${machine()}; load ${load()}; base ${base}; ${names.length} pages × ${rounds} snapshots`);
     let differ = 0;
