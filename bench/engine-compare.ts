@@ -17,26 +17,19 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CORPUS_ROOT, startFixtureServer } from '../test/helpers/fixture-server.js';
-import { machine } from './lib/stats.js';
+import { cliArg, loadText, machine } from './lib/stats.js';
 
-const args = process.argv.slice(2);
-const arg = (k: string, d?: string) => {
-  const i = args.indexOf(k);
-  return i >= 0 ? args[i + 1] : d;
-};
+const arg = cliArg;
 const base = arg('--base', 'HEAD')!;
 const filter = arg('--filter');
 const rounds = Number(arg('--rounds', '4'));
 const ROOT = join(import.meta.dirname, '..');
 const T = 60_000;
 
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ');
+const load = loadText;
 
 interface Snap {
   text: string;
@@ -73,7 +66,8 @@ function firstDifference(a: string, b: string): string {
 
 async function main() {
   process.env.TABWRIGHT_LOG ??= 'warn';
-  const tmp = mkdtempSync(join(tmpdir(), 'tw-engine-compare-'));
+  // Short paths: Chromium's singleton socket lives under the engine home and must fit 108 bytes.
+  const tmp = mkdtempSync(join(tmpdir(), 'twec-'));
   const baseDir = join(tmp, 'base');
   mkdirSync(baseDir);
   execFileSync('sh', ['-c', `git archive ${base} src | tar -x -C ${baseDir}`], { cwd: ROOT });
@@ -91,8 +85,8 @@ async function main() {
       return session.page();
     };
     const sides = [
-      { name: 'base', page: await make(baseDir, join(tmp, 'home-base')), ms: [] as number[] },
-      { name: 'new', page: await make(ROOT, join(tmp, 'home-new')), ms: [] as number[] },
+      { name: 'base', page: await make(baseDir, join(tmp, 'hb')), ms: [] as number[] },
+      { name: 'new', page: await make(ROOT, join(tmp, 'hn')), ms: [] as number[] },
     ];
     const dir = join(CORPUS_ROOT, 'pages');
     const names = readdirSync(dir)
