@@ -15,7 +15,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
@@ -23,13 +23,9 @@ import { INJECTED_BUILD_OPTIONS } from '../scripts/injected-build-options.mjs';
 import { requireChromium } from '../src/backends/chromium/discovery.js';
 import { chromiumFlags } from '../src/backends/chromium/flags.js';
 import { CORPUS_ROOT, startFixtureServer } from '../test/helpers/fixture-server.js';
-import { machine } from './lib/stats.js';
+import { cliArg, loadText, machine } from './lib/stats.js';
 
-const args = process.argv.slice(2);
-const arg = (k: string, d?: string) => {
-  const i = args.indexOf(k);
-  return i >= 0 ? args[i + 1] : d;
-};
+const arg = cliArg;
 const base = arg('--base', 'HEAD')!;
 const filter = arg('--filter');
 const rounds = Number(arg('--rounds', '5'));
@@ -37,10 +33,7 @@ const ignored = (arg('--ignore') ?? '').split(',').filter(Boolean);
 const ROOT = join(import.meta.dirname, '..');
 const ENTRY = 'src/snapshot/injected/entry.ts';
 
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ');
+const load = loadText;
 
 async function bundle(entry: string, globalName?: string): Promise<string> {
   const res = await build({ ...INJECTED_BUILD_OPTIONS, entryPoints: [entry], globalName });

@@ -73,6 +73,21 @@ describe('the secret rule', () => {
     assert.equal(maskUrlsIn('go to http://x.test/?code=9 now'), 'go to http://x.test/?code=[redacted] now');
   });
 
+  test('the registry scrubs a page output however deep its strings sit (a snapshot model of a deeply nested page)', () => {
+    const r = new SecretRegistry();
+    try {
+      r.add('hunter2-secret');
+      type N = { role: string; text?: string; children: N[] };
+      let model: N = { role: 'text', text: 'echo hunter2-secret', children: [] };
+      for (let i = 0; i < 200; i++) model = { role: 'generic', children: [model] };
+      let deepest = r.scrub(model);
+      while (deepest.children.length) deepest = deepest.children[0]!;
+      assert.equal(deepest.text, 'echo [redacted]');
+    } finally {
+      r.dispose();
+    }
+  });
+
   test('the registry scrubs values in every encoding, bodies by field name, records by URL', () => {
     const r = new SecretRegistry();
     try {

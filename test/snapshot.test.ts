@@ -289,6 +289,77 @@ describe('page model', () => {
     }
   });
 
+  test('iframes: a later snapshot walks same-origin frames inside their parent walk (live content, refs of their own); a cross-origin frame and a hidden blank one are handled as before', async () => {
+    const page = await session.newPage();
+    await page.open(`${fixture('iframes.html')}?alt=${encodeURIComponent(server.altUrl)}`);
+    await framesLoaded(page, 5);
+    // A hidden blank iframe: the parent's walk never reaches it, yet can tell it is still blank.
+    await page.evaluate(
+      'hidden blank frame',
+      () => {
+        const f = document.createElement('iframe');
+        f.style.display = 'none';
+        document.body.append(f);
+      },
+      null,
+    );
+    await framesLoaded(page, 6);
+    const main = page.backend.frames()[0]!;
+    const proto = Object.getPrototypeOf(main) as { evaluate: (...a: unknown[]) => Promise<unknown> };
+    const original = proto.evaluate;
+    const asked: string[] = [];
+    proto.evaluate = function (this: typeof main, ...a: unknown[]) {
+      if (this !== main) asked.push(this.url() || '(blank)');
+      return original.apply(this, a);
+    };
+    const inSame = (s: SnapshotResult) => [...walk(byName(s, 'iframe', 'Same origin frame'))];
+    try {
+      const first = await page.snapshot();
+      assert.ok(asked.length >= 4, `the first snapshot asks every frame itself (${asked.join(', ')})`);
+      asked.length = 0;
+      const second = await page.snapshot();
+      assert.equal(second.text, first.text);
+      assert.equal(second.frames, first.frames);
+      // Only the cross-origin frame is asked (its parent cannot read it); its own leaf frame is walked
+      // inside its walk, the same-origin frames inside the page's.
+      assert.deepEqual(
+        asked.map((u) => new URL(u).host),
+        [new URL(server.altUrl).host],
+        asked.join(', '),
+      );
+      assert.ok(inSame(second).some((n) => n.role === 'link' && n.name === 'Leaf link'));
+      // What the frame shows now, not what it showed: content added to it is in the next snapshot.
+      await page.evaluate(
+        'add to frame',
+        () => {
+          const doc = (document.getElementById('same') as HTMLIFrameElement).contentDocument!;
+          doc.body.insertAdjacentHTML('beforeend', '<button id="later">Added later</button>');
+        },
+        null,
+      );
+      const third = await page.snapshot();
+      const added = inSame(third).find((n) => n.role === 'button' && n.name === 'Added later');
+      assert.ok(added?.element_ref, third.text);
+      const inner = inSame(third).find((n) => n.role === 'button' && n.name === 'Inner button')!;
+      assert.equal(inner.element_ref, inSame(first).find((n) => n.name === 'Inner button')!.element_ref);
+      // The refs are the frame's own: they resolve in that frame, to those elements.
+      for (const [n, id] of [
+        [added, 'later'],
+        [inner, 'inner-btn'],
+      ] as const) {
+        const where = await page.evaluateRef(
+          n!.element_ref!,
+          '(el) => el.id + "@" + location.pathname',
+          null,
+        );
+        assert.equal(where, `${id}@/fixtures/snapshot/frame-inner.html`);
+      }
+    } finally {
+      proto.evaluate = original;
+      await page.close();
+    }
+  });
+
   test('shadow DOM: open roots with slots, closed roots', async () => {
     const page = await openPage('shadow.html');
     const s = await page.snapshot();

@@ -1,4 +1,4 @@
-import { cpus, release, totalmem, type } from 'node:os';
+import { cpus, loadavg, release, totalmem, type } from 'node:os';
 
 /** Small statistics for benchmarks: medians and percentiles (nearest rank), never means (shared, noisy machines). */
 export function percentile(values: number[], p: number): number {
@@ -22,4 +22,18 @@ export function fmt(ms: number): string {
 
 export function machine(): string {
   return `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}), ${Math.round(totalmem() / 2 ** 30)} GiB, ${type()} ${release()}, Node ${process.versions.node}`;
+}
+
+/** The value after `key` on this process's command line, or `fallback`. */
+export function cliArg(key: string, fallback?: string): string | undefined {
+  const args = process.argv.slice(2);
+  const i = args.indexOf(key);
+  return i >= 0 ? args[i + 1] : fallback;
+}
+
+/** The load averages, one decimal each, for a benchmark's report line. */
+export function loadText(): string {
+  return loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 }

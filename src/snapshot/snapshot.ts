@@ -72,6 +72,11 @@ const ownerCache = new WeakMap<BackendFrame, OwnerIdentity>();
 /** Blank frames found empty by the last snapshot: the next asks their parent's walk first. */
 const wasEmpty = new WeakSet<BackendFrame>();
 
+/** A frame URL the walker is sent to directly (blank frames are probed first, error pages skipped). */
+function walkable(url: string): boolean {
+  return !url.startsWith('chrome-error:') && url !== 'about:blank' && url !== '' && url !== 'about:srcdoc';
+}
+
 function rem(d: Deadline): number {
   return Math.max(1, d.remaining());
 }
@@ -180,9 +185,50 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
   let framesOmitted = 0;
 
   const pending = new Map<BackendFrame, Promise<FrameRun>>();
+  // Frames whose iframe element is known in a parent that is read too: that parent's walk walks
+  // them in the same call (WalkOptions.nested), sparing each its own round trip. Blank and error
+  // frames keep their own cheaper paths; a frame the parent could not walk is asked on its own.
+  // Likewise, a blank frame found empty last time is checked by its parent's walk, even where that
+  // walk does not reach its iframe (a hidden one).
+  const reading = new Set(frames);
+  const nestedIds: Record<string, number[]> = {};
+  const blankIds: Record<string, number[]> = {};
+  const nestedFrames = new Map<BackendFrame, string>();
+  for (const f of frames) {
+    const owner = ownerCache.get(f);
+    const parent = f.parentId ? byId.get(f.parentId) : undefined;
+    if (f === rootFrame || !owner || !parent || !reading.has(parent)) continue;
+    if (walkable(f.url())) {
+      (nestedIds[owner.doc] ??= []).push(owner.id);
+      nestedFrames.set(f, `${owner.doc}:${owner.id}`);
+    } else if (wasEmpty.has(f)) (blankIds[owner.doc] ??= []).push(owner.id);
+  }
+  const frameOpts = (opts: WalkOptions): WalkOptions => {
+    if (!nestedFrames.size && !Object.keys(blankIds).length) return opts;
+    const out = { ...opts };
+    if (nestedFrames.size) out.nested = nestedIds;
+    if (Object.keys(blankIds).length) out.blank = blankIds;
+    return out;
+  };
+  const nestedResults = new Map<string, WalkResult | WalkError>();
+  const parseWalk = (json: string): WalkResult | WalkError => {
+    const res = JSON.parse(json) as WalkResult | WalkError;
+    if (res.ok && res.nested) {
+      for (const n of res.nested) nestedResults.set(`${n.doc}:${n.id}`, n.result);
+      delete res.nested;
+    }
+    return res;
+  };
   const readFrame = async (frame: BackendFrame): Promise<FrameRun> => {
     try {
-      if (frame !== rootFrame) {
+      const nestedKey = nestedFrames.get(frame);
+      let res: WalkResult | WalkError | undefined;
+      if (nestedKey) {
+        // Walked inside its parent's call (whose ancestors are read by then), or asked below.
+        await pending.get(byId.get(frame.parentId!)!);
+        res = nestedResults.get(nestedKey);
+      }
+      if (!res && frame !== rootFrame) {
         const url = frame.url();
         // Error pages (blocked or failed loads) have nothing for the agent.
         if (url.startsWith('chrome-error:')) return { frame, error: 'the frame failed to load' };
@@ -202,11 +248,13 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
           wasEmpty.delete(frame);
         }
       }
-      const arg = { op: 'walk' as const, opts: perFrameOpts.get(frame.id) ?? walkOpts };
-      // The walker is installed once per document; later calls send only a small stub.
-      let json = await frame.evaluate(pageCallJsonInstalled, arg, rem(d));
-      if (json === null) json = await frame.evaluate(pageCallJson, arg, rem(d));
-      const res = JSON.parse(json) as WalkResult | WalkError;
+      if (!res) {
+        const arg = { op: 'walk' as const, opts: frameOpts(perFrameOpts.get(frame.id) ?? walkOpts) };
+        // The walker is installed once per document; later calls send only a small stub.
+        let json = await frame.evaluate(pageCallJsonInstalled, arg, rem(d));
+        if (json === null) json = await frame.evaluate(pageCallJson, arg, rem(d));
+        res = parseWalk(json);
+      }
       if (!res.ok) {
         if (frame === rootFrame) throw walkErrorToTabwright(res, o);
         return { frame, error: res.message };

@@ -41,10 +41,16 @@ function encodings(v: string): string[] {
 
 type Transform = (s: string) => string;
 
+/**
+ * How deep `mapStrings` follows nesting (a guard against runaway structures, not a budget): a snapshot
+ * model is two levels per node (node, children), and real pages nest well past 32 nodes.
+ */
+const MAX_SCRUB_DEPTH = 4096;
+
 /** Applies `f` to every string in plain objects and arrays; copies only what changed (same reference otherwise). */
 function mapStrings<T>(value: T, f: Transform, depth = 0): T {
   if (typeof value === 'string') return f(value) as T;
-  if (value === null || typeof value !== 'object' || depth > 64) return value;
+  if (value === null || typeof value !== 'object' || depth > MAX_SCRUB_DEPTH) return value;
   if (Array.isArray(value)) {
     let out: unknown[] | null = null;
     for (let i = 0; i < value.length; i++) {

@@ -12,7 +12,15 @@
 import { isElement, isShadowRoot, isSVGElement } from '../../engine/semantics/node-kinds.js';
 import { collectSecrets, REDACTED, secretReason } from '../../engine/semantics/secrets.js';
 import { INTERACTIVE_ROLES } from '../model.js';
-import type { PageCall, RawElement, RawStates, WalkError, WalkOptions, WalkResult } from './types.js';
+import type {
+  NestedWalk,
+  PageCall,
+  RawElement,
+  RawStates,
+  WalkError,
+  WalkOptions,
+  WalkResult,
+} from './types.js';
 
 type Out = (RawElement | string)[];
 
@@ -1719,8 +1727,9 @@ function walkOptions(select: HTMLSelectElement, out: Out, _ctx: Ctx): void {
 }
 
 function walk(opts: WalkOptions): WalkResult | WalkError {
+  let res: WalkResult | WalkError;
   try {
-    return walkDocument(opts);
+    res = walkDocument(opts);
   } finally {
     // Whatever the outcome, nothing cached for one walk outlives it.
     styleCache.clear();
@@ -1729,6 +1738,47 @@ function walk(opts: WalkOptions): WalkResult | WalkError {
     pseudoSet = null;
     walkRegistry = null;
   }
+  if (res.ok && opts.blank?.[docId]) {
+    const seen = new Set(res.blankFrames);
+    for (const id of opts.blank[docId]) {
+      const el = seen.has(id) ? null : elementById(docId, id);
+      if (el && (el.localName === 'iframe' || el.localName === 'frame') && frameDocumentBlank(el))
+        (res.blankFrames ??= []).push(id);
+    }
+  }
+  if (res.ok && opts.nested?.[docId]) walkNested(res, opts);
+  return res;
+}
+
+const SCRIPT_KEY = Symbol.for('tabwright.snapshot');
+
+/**
+ * The child frames the engine asked for (WalkOptions.nested), walked by their own page script
+ * (the frame's realm, its own ids and document), as the engine's own call to that frame would:
+ * the same options without this frame's scope. One round trip for a page and its frames. A frame
+ * this document cannot read (cross-origin, gone, no script yet) is left out: the engine asks it.
+ */
+function walkNested(res: WalkResult, opts: WalkOptions): void {
+  const { selector: _s, scopeId: _i, doc: _d, ...childOpts } = opts;
+  const out: NestedWalk[] = [];
+  for (const id of opts.nested![docId]!) {
+    try {
+      const el = elementById(docId, id);
+      if (!el || (el.localName !== 'iframe' && el.localName !== 'frame')) continue;
+      const win = (el as HTMLIFrameElement).contentWindow as unknown as Record<symbol, unknown> | null;
+      const api = win?.[SCRIPT_KEY] as TabwrightPageApi | undefined;
+      if (!api || typeof api.call !== 'function') continue;
+      const r = api.call({ op: 'walk', opts: childOpts }) as WalkResult | WalkError;
+      if (r.ok && r.nested) {
+        out.push(...r.nested);
+        delete r.nested;
+      }
+      out.push({ doc: docId, id, result: r });
+    } catch {
+      // Not readable from here: the engine's own call to the frame says why.
+    }
+  }
+  if (out.length) res.nested = out;
 }
 
 function walkDocument(opts: WalkOptions): WalkResult | WalkError {

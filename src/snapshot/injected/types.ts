@@ -67,6 +67,26 @@ export interface WalkOptions {
   attrs?: string[];
   /** Stylesheet URLs whose own request failed (the engine's network log): such a sheet has no rules. */
   failedSheets?: string[];
+  /**
+   * Child frames to walk from here, in the same call: by document id, the local ids of the iframe
+   * elements whose (same-origin) frame has the page script already. Only this document's entry is
+   * acted on; the rest is passed down, so a frame's own children are walked inside its walk.
+   */
+  nested?: Record<string, number[]>;
+  /**
+   * By document id, the local ids of iframe elements whose frame was found blank last time: this
+   * document's are reported in `blankFrames` when still blank, even where the walk does not reach
+   * them (hidden iframes), so the engine need not probe those frames itself.
+   */
+  blank?: Record<string, number[]>;
+}
+
+/** A child frame's walk made inside its parent's (WalkOptions.nested): its iframe element and the result. */
+export interface NestedWalk {
+  /** The parent document's id and the iframe element's local id there. */
+  doc: string;
+  id: number;
+  result: WalkResult | WalkError;
 }
 
 export interface WalkResult {
@@ -86,8 +106,10 @@ export interface WalkResult {
    * element, no text in its body): the engine need not ask those frames itself.
    */
   blankFrames?: number[];
-  /** Time spent in the page walk. */
+  /** Time spent in the page walk (this document's, nested frames excluded). */
   ms: number;
+  /** The child frames walked in this call (WalkOptions.nested), their own nested ones hoisted here. */
+  nested?: NestedWalk[];
 }
 
 export interface WalkError {
