@@ -199,9 +199,13 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
     const parent = f.parentId ? byId.get(f.parentId) : undefined;
     if (f === rootFrame || !owner || !parent || !reading.has(parent)) continue;
     if (walkable(f.url())) {
-      (nestedIds[owner.doc] ??= []).push(owner.id);
+      nestedIds[owner.doc] ??= [];
+      nestedIds[owner.doc]!.push(owner.id);
       nestedFrames.set(f, `${owner.doc}:${owner.id}`);
-    } else if (wasEmpty.has(f)) (blankIds[owner.doc] ??= []).push(owner.id);
+    } else if (wasEmpty.has(f)) {
+      blankIds[owner.doc] ??= [];
+      blankIds[owner.doc]!.push(owner.id);
+    }
   }
   const frameOpts = (opts: WalkOptions): WalkOptions => {
     if (!nestedFrames.size && !Object.keys(blankIds).length) return opts;

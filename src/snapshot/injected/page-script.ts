@@ -1742,8 +1742,10 @@ function walk(opts: WalkOptions): WalkResult | WalkError {
     const seen = new Set(res.blankFrames);
     for (const id of opts.blank[docId]) {
       const el = seen.has(id) ? null : elementById(docId, id);
-      if (el && (el.localName === 'iframe' || el.localName === 'frame') && frameDocumentBlank(el))
-        (res.blankFrames ??= []).push(id);
+      if (el && (el.localName === 'iframe' || el.localName === 'frame') && frameDocumentBlank(el)) {
+        res.blankFrames ??= [];
+        res.blankFrames.push(id);
+      }
     }
   }
   if (res.ok && opts.nested?.[docId]) walkNested(res, opts);
