@@ -158,6 +158,31 @@ describe('leftovers', () => {
     }
   });
 
+  test('a home whose path is too long for a socket in it: the browser starts, and leaves nothing', async () => {
+    const home = tempHome();
+    homes.push(home);
+    const longHome = join(home.dir, 'h'.repeat(90));
+    const tmp = mkdtempSync('/tmp/twl-');
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    const engine = newEngine(longHome);
+    try {
+      // The browser's TMPDIR under this home would not fit Chromium's first socket: it died at launch.
+      const s = await engine.startSession({}, { timeoutMs: 30_000 });
+      await s.page().open('about:blank');
+      const [rec] = records(longHome);
+      assert.ok(String(rec!.work_dir).startsWith(tmp), 'the work directory is in the system temporary one');
+      await engine.close();
+      assert.deepEqual(readdirSync(tmp), [], 'its work directory is removed with the browser');
+      assert.deepEqual(records(longHome), []);
+    } finally {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+      await engine.close();
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   test('after tabwright is killed, the next engine in the same home cleans up what it left', async () => {
     const home = tempHome();
     homes.push(home);

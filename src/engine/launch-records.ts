@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LaunchedProcess } from '../backends/backend.js';
 import { isAlive as alive, killGroup } from '../backends/process-tree.js';
@@ -46,6 +47,9 @@ function removeDirs(r: Pick<LaunchRecord, 'temporary_profile' | 'work_dir'>, att
   }
 }
 
+/** The longest `<work dir>/tmp` whose browser sockets fit a Unix socket path (see newWorkDir). */
+const MAX_WORK_TMP_BYTES = 56;
+
 export class LaunchRecords {
   private readonly dir: string;
   private swept = false;
@@ -57,12 +61,26 @@ export class LaunchRecords {
     this.dir = join(home, 'run');
   }
 
-  /** A fresh work directory for the next launch (removed with the browser). */
+  /**
+   * A fresh work directory for the next launch (removed with the browser): under `<home>/run/`, or
+   * under the system's temporary directory when the home's path is too long for a socket in it.
+   * The browser's TMPDIR is `<work dir>/tmp`, and Chromium's first socket there
+   * (`.org.chromium.Chromium.XXXXXX/SingletonSocket`, 46 characters more) must fit the 107 bytes
+   * of a Unix socket path: with a longer home, Chromium died at launch ("Socket path too long").
+   * Where it is makes no difference to the cleanup: the launch record names the directory.
+   */
   newWorkDir(): string {
     this.sweep();
-    const dir = join(this.dir, `browser-${process.pid}-${++this.workDirs}`);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return dir;
+    const name = `browser-${process.pid}-${++this.workDirs}`;
+    const dir = join(this.dir, name);
+    if (Buffer.byteLength(join(dir, 'tmp')) <= MAX_WORK_TMP_BYTES) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      return dir;
+    }
+    // `tw-XXXXXX`: the system's temporary directory may itself be long; /tmp is the last resort.
+    const base =
+      Buffer.byteLength(join(tmpdir(), 'tw-XXXXXX', 'tmp')) <= MAX_WORK_TMP_BYTES ? tmpdir() : '/tmp';
+    return mkdtempSync(join(base, 'tw-'));
   }
 
   /** Records a launched browser; `closed()` removes its directories and the record once it is gone. */
