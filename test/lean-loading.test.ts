@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { getHeapCodeStatistics } from 'node:v8';
-import { oneByteSource, playwrightCore } from '../src/backends/chromium/load-playwright.js';
+import { leanBundle, oneByteSource, playwrightCore } from '../src/backends/chromium/load-playwright.js';
 import { tempHome } from './helpers/engine.js';
 import { BIN, ROOT } from './helpers/provider.js';
 
@@ -209,5 +210,50 @@ describe('playwright-core bundles as one-byte strings', () => {
     const grown = getHeapCodeStatistics().external_script_source_size - before;
     // coreBundle.js + utilsBundle.js ≈ 6.9 MB of one-byte source; two-byte heap strings would add nothing here.
     assert.ok(grown > 6_000_000, `external script source grew by ${grown} bytes only`);
+  });
+});
+
+describe('lean copies of the playwright-core bundles (scripts/lean-playwright.mjs)', () => {
+  const core = createRequire(import.meta.url).resolve('playwright-core/lib/coreBundle');
+  const { version } = JSON.parse(readFileSync(join(core, '../../package.json'), 'utf8')) as {
+    version: string;
+  };
+
+  test('a copy is used only when its manifest names the installed version and the original size', () => {
+    const dir = join(home.dir, 'lean-copies');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'coreBundle.js'), 'module.exports = 1;');
+    const manifest = (v: string, bytes: number) =>
+      writeFileSync(
+        join(dir, 'manifest.json'),
+        JSON.stringify({ version: v, bundles: { coreBundle: { sourceBytes: bytes } } }),
+      );
+    const size = statSync(core).size;
+    manifest(version, size);
+    assert.equal(leanBundle(core, dir), 'module.exports = 1;');
+    manifest(`${version}-other`, size);
+    assert.equal(leanBundle(core, dir), undefined, 'another playwright-core version');
+    manifest(version, size + 1);
+    assert.equal(leanBundle(core, dir), undefined, 'an original of another size');
+    assert.equal(leanBundle(core.replace('coreBundle', 'utilsBundle'), dir), undefined, 'no entry');
+    assert.equal(leanBundle(core, join(dir, 'none')), undefined, 'no manifest');
+  });
+
+  test('the built CLI compiles the copies: playwright-core functions without indentation', async () => {
+    const loader = join(ROOT, 'dist/backends/chromium/load-playwright.js');
+    const code = `const { playwrightCore } = await import(${JSON.stringify(loader)});
+console.log(Object.getPrototypeOf(playwrightCore().chromium).launch.toString());`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    await once(child, 'exit');
+    assert.match(out, /_wrapApiCall/, out);
+    assert.doesNotMatch(
+      out,
+      /\n\s/,
+      'the original source (run `npm run build`: it writes dist/vendor/playwright-core)',
+    );
   });
 });
