@@ -16,6 +16,9 @@
  *
  * Usage: npm run bench:snapshot-doors [-- --rounds 3] [-- --doors provider,mcp] [-- --filter wiki]
  *        [-- --pages 20] [-- --json out.json]          (needs `npm run -s build`: it spawns the CLI)
+ *        [-- --flags-b "--optimize-for-size …"]: every spawned door a second time ("provider+B"),
+ *        its process started with TABWRIGHT_V8_FLAGS set to these flags (src/cli/v8-flags.ts), to
+ *        compare V8 flags in one run; the first copy keeps this process's environment.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -47,11 +50,25 @@ const jsonOut = arg('--json');
 // `--doors` alone (as `npm run bench:snapshot -- --doors` passes it) means every door.
 const doorList = arg('--doors');
 const wanted = (doorList && !doorList.startsWith('--') ? doorList : ALL.join(',')).split(',');
+const flagsB = arg('--flags-b');
 
 const load = () =>
   loadavg()
     .map((x) => x.toFixed(2))
     .join(' ');
+
+/** The side `make` starts, its process started with TABWRIGHT_V8_FLAGS=`flags`, named `<name>+B`. */
+async function withV8Flags(flags: string, name: string, make: () => Promise<Side>): Promise<Side> {
+  const before = process.env.TABWRIGHT_V8_FLAGS;
+  process.env.TABWRIGHT_V8_FLAGS = flags;
+  try {
+    const side = await make();
+    return { name: `${name}+B`, open: side.open, snapshot: side.snapshot, close: side.close };
+  } finally {
+    if (before === undefined) delete process.env.TABWRIGHT_V8_FLAGS;
+    else process.env.TABWRIGHT_V8_FLAGS = before;
+  }
+}
 
 async function main() {
   // The in-process engine logs like a door would: warnings only.
@@ -74,6 +91,7 @@ async function main() {
     for (const name of wanted) {
       if (!make[name]) throw new Error(`unknown door ${name}: one of ${ALL.join(', ')}`);
       sides.push(await make[name]!());
+      if (flagsB !== undefined && name !== 'engine') sides.push(await withV8Flags(flagsB, name, make[name]!));
     }
     sides.push(await playwrightSide(origin));
 
@@ -101,7 +119,7 @@ async function main() {
           const s = sides[(k + turn) % sides.length]!;
           const t = performance.now();
           const n = await s.snapshot();
-          const dt = s.name === 'pipe' ? lastPipeMs : performance.now() - t;
+          const dt = s.name.startsWith('pipe') ? lastPipeMs : performance.now() - t;
           ms.get(s.name)!.push(dt);
           perPage.get(s.name)!.push(dt);
           if (r === 0) chars.set(s.name, chars.get(s.name)! + n);
