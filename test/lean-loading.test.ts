@@ -23,6 +23,9 @@ after(() => home.cleanup());
 
 const PACKAGES = {
   fastify: '/node_modules/fastify/',
+  // fastify's JSON-schema compilers: no route of ours declares a schema (src/doors/http/lazy-compilers.ts).
+  ajv: '/node_modules/ajv/',
+  fastJsonStringify: '/node_modules/fast-json-stringify/index.js',
   mcpSdk: '/node_modules/@modelcontextprotocol/sdk/',
   playwright: '/node_modules/playwright-core/',
   ws: '/node_modules/ws/',
@@ -121,7 +124,7 @@ describe('each door command loads its own modules', () => {
       assert.equal(has(part), false, `tabwright mcp loaded ${PACKAGES[part]}`);
   });
 
-  test('tabwright serve: the MCP SDK only once /mcp is used', async () => {
+  test('tabwright serve: no JSON-schema compilers; the MCP SDK only once /mcp is used', async () => {
     const { child, file } = spawnRecorded('serve', ['serve', '--port', '0']);
     child.stdout!.setEncoding('utf8');
     let out = '';
@@ -150,6 +153,33 @@ describe('each door command loads its own modules', () => {
       has = loaded(file);
       assert.ok(has('mcpSdk'), 'the first /mcp request loaded the MCP SDK');
     });
+  });
+
+  test('tabwright serve: fastify never loads its JSON-schema compilers (no route declares a schema)', async () => {
+    const { child, file } = spawnRecorded('serve-http', ['serve', '--port', '0']);
+    child.stdout!.setEncoding('utf8');
+    let out = '';
+    await stopping(child, async () => {
+      const base = await new Promise<string>((resolve, reject) => {
+        child.stdout!.on('data', (d: string) => {
+          out += d;
+          const m = /listening on (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
+      });
+      const res = await fetch(`${base}/playwright/command`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ method: 'list_methods' }),
+      });
+      assert.equal(((await res.json()) as { ok?: boolean }).ok, true);
+    });
+    // CommonJS modules are recorded when the process exits (record.mjs).
+    const has = loaded(file);
+    assert.ok(has('fastify'), 'the record saw fastify');
+    for (const part of ['ajv', 'fastJsonStringify'] as const)
+      assert.equal(has(part), false, `tabwright serve loaded ${PACKAGES[part]}`);
   });
 });
 
