@@ -68,6 +68,20 @@ function ask(child: ReturnType<typeof spawnRecorded>['child'], line: string): Pr
   });
 }
 
+/** The URL a spawned `tabwright serve` prints once it listens. */
+function listening(child: ReturnType<typeof spawnRecorded>['child']): Promise<string> {
+  child.stdout!.setEncoding('utf8');
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: string) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
+  });
+}
+
 /** Runs `body`; whatever happens, the child is gone afterwards (SIGTERM, as a user stops it). */
 async function stopping(child: ReturnType<typeof spawnRecorded>['child'], body: () => Promise<void>) {
   try {
@@ -124,19 +138,10 @@ describe('each door command loads its own modules', () => {
       assert.equal(has(part), false, `tabwright mcp loaded ${PACKAGES[part]}`);
   });
 
-  test('tabwright serve: no JSON-schema compilers; the MCP SDK only once /mcp is used', async () => {
+  test('tabwright serve: the MCP SDK only once /mcp is used', async () => {
     const { child, file } = spawnRecorded('serve', ['serve', '--port', '0']);
-    child.stdout!.setEncoding('utf8');
-    let out = '';
     await stopping(child, async () => {
-      const base = await new Promise<string>((resolve, reject) => {
-        child.stdout!.on('data', (d: string) => {
-          out += d;
-          const m = /listening on (http:\/\/\S+)/.exec(out);
-          if (m) resolve(m[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
-      });
+      const base = await listening(child);
       assert.equal((await fetch(`${base}/health`)).status, 200);
       let has = loaded(file);
       assert.ok(has('fastify') && has('httpDoor'), 'the record saw the HTTP door');
@@ -157,17 +162,8 @@ describe('each door command loads its own modules', () => {
 
   test('tabwright serve: fastify never loads its JSON-schema compilers (no route declares a schema)', async () => {
     const { child, file } = spawnRecorded('serve-http', ['serve', '--port', '0']);
-    child.stdout!.setEncoding('utf8');
-    let out = '';
     await stopping(child, async () => {
-      const base = await new Promise<string>((resolve, reject) => {
-        child.stdout!.on('data', (d: string) => {
-          out += d;
-          const m = /listening on (http:\/\/\S+)/.exec(out);
-          if (m) resolve(m[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
-      });
+      const base = await listening(child);
       const res = await fetch(`${base}/playwright/command`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
