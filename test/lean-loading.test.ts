@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { getHeapCodeStatistics } from 'node:v8';
 import { leanBundle, oneByteSource, playwrightCore } from '../src/backends/chromium/load-playwright.js';
+import { daemonEnv } from '../src/cli/malloc-env.js';
 import { tempHome } from './helpers/engine.js';
+import { jsCli } from './helpers/js-cli.js';
 import { BIN, ROOT } from './helpers/provider.js';
 
 /**
@@ -203,6 +205,22 @@ console.log(ns.space_size / 1048576);`;
     const [lean, plain] = await Promise.all([youngGenerationMb(undefined), youngGenerationMb('')]);
     assert.ok(lean > 0 && lean <= 16, `young generation ${lean} MB with the default flags`);
     assert.ok(plain > 16, `young generation ${plain} MB without flags: the check cannot tell them apart`);
+  });
+
+  test('the JS daemon starts with a fixed glibc trim threshold, unless its caller chose one', async () => {
+    assert.equal(daemonEnv({}).MALLOC_TRIM_THRESHOLD_, '131072');
+    assert.equal(daemonEnv({ MALLOC_TRIM_THRESHOLD_: '0' }).MALLOC_TRIM_THRESHOLD_, '0');
+    const tuned = { GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=65536' };
+    assert.equal(daemonEnv(tuned).MALLOC_TRIM_THRESHOLD_, undefined);
+    const js = jsCli(`lean-${process.pid}`);
+    try {
+      assert.equal((await js.cli(['--start'])).code, 0);
+      const { pid } = JSON.parse((await js.cli(['--status'])).stdout) as { pid: number };
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      assert.ok(environ.includes('MALLOC_TRIM_THRESHOLD_=131072'), environ.join('\n'));
+    } finally {
+      await js.stop();
+    }
   });
 
   test('the JS daemon sets them first too', () => {
