@@ -1,5 +1,6 @@
 /**
  * npm run bench:memory [-- --doors all|none|mcp,provider,… --rounds 3 --levels 1,8,32|none --rest-ms 25000 --page wikipedia]
+ *                      [-- --env-b NAME=value]
  *
  * First, per door command (`tabwright mcp`, `provider`, `serve` through its HTTP command API and
  * through /mcp, the `js` daemon, the `pipe` host; bench/lib/memory-doors.ts) with one page open
@@ -13,6 +14,9 @@
  * side's process tree: the Node side (our one process; their N), the whole tree, and the
  * renderers alone. The marginal cost of a session is set against a renderer's. Every figure is
  * read twice: 4 s after the last navigation, and again at rest (--rest-ms after it).
+ * `--env-b NAME=value` adds, in the door table, a second row per door ("mcp+B") whose process starts
+ * with NAME=value added to its environment, alternating with the first in every round (e.g.
+ * `--env-b MALLOC_TRIM_THRESHOLD_=131072`, or `--env-b TABWRIGHT_V8_FLAGS=` for no V8 flags).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -42,6 +46,9 @@ const DOORS: DoorCommand[] =
       ? [...DOOR_COMMANDS]
       : (arg('doors')!.split(',') as DoorCommand[]);
 const ROUNDS = Number(arg('rounds') ?? 3);
+const ENV_B = arg('env-b');
+const ENV_B_KEY = ENV_B?.slice(0, ENV_B.indexOf('='));
+if (ENV_B !== undefined && !ENV_B_KEY) throw new Error(`--env-b wants NAME=value, got ${ENV_B}`);
 const PAGE = arg('page') ?? 'wikipedia';
 const SETTLE_MS = 4000;
 /**
@@ -157,12 +164,25 @@ async function ramp(
 
 const sum = (xs: number[]) => xs.reduce((n, x) => n + x, 0);
 
+/** Runs `start` (which spawns a door) with --env-b's variable added to this process's environment. */
+async function withEnvB<T>(start: () => Promise<T>): Promise<T> {
+  const key = ENV_B_KEY!;
+  const before = process.env[key];
+  process.env[key] = ENV_B!.slice(key.length + 1);
+  try {
+    return await start();
+  } finally {
+    if (before === undefined) delete process.env[key];
+    else process.env[key] = before;
+  }
+}
+
 /**
  * One page through each door command, beside one Playwright MCP process on the same page, in
  * alternating rounds; prints the medians as a markdown table.
  */
 async function doorTable(url: string, origin: string, home: string, log: (l: string) => void): Promise<void> {
-  const rows = [...DOORS, 'Playwright MCP'] as const;
+  const rows: string[] = [...DOORS.flatMap((d) => (ENV_B ? [d, `${d}+B`] : [d])), 'Playwright MCP'];
   const seen = new Map<string, Figures[]>();
   for (let round = 1; round <= ROUNDS; round++) {
     for (const door of rows) {
@@ -174,7 +194,9 @@ async function doorTable(url: string, origin: string, home: string, log: (l: str
         await navigate(c, 'browser_navigate', url);
         pid = t.pid!;
         stop = () => c.close();
-      } else ({ pid, stop } = await openDoor(door, home, url, origin));
+      } else if (door.endsWith('+B'))
+        ({ pid, stop } = await withEnvB(() => openDoor(door.slice(0, -2) as DoorCommand, home, url, origin)));
+      else ({ pid, stop } = await openDoor(door as DoorCommand, home, url, origin));
       const f = await settleAndRest(() => [pid], 1);
       await stop();
       seen.set(door, [...(seen.get(door) ?? []), f]);
@@ -195,7 +217,12 @@ async function doorTable(url: string, origin: string, home: string, log: (l: str
   log('|---|---|---|---|---|---|');
   for (const door of rows) {
     const fs = seen.get(door) ?? [];
-    const label = door === 'Playwright MCP' ? 'Playwright MCP (stdio, one process)' : DOOR_LABELS[door];
+    const label =
+      door === 'Playwright MCP'
+        ? 'Playwright MCP (stdio, one process)'
+        : door.endsWith('+B')
+          ? `${DOOR_LABELS[door.slice(0, -2) as DoorCommand]}, with ${ENV_B}`
+          : DOOR_LABELS[door as DoorCommand];
     log(
       `| ${label} | ${median(fs.map((f) => f.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.nodeAnonMb)).toFixed(0)} MB | ${median(fs.map((f) => f.rest!.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.rest!.treeMb)).toFixed(0)} MB | ${median(fs.map((f) => sum(f.rendererMb))).toFixed(0)} MB |`,
     );

@@ -16,6 +16,11 @@
  *
  * Usage: npm run bench:snapshot-doors [-- --rounds 3] [-- --doors provider,mcp] [-- --filter wiki]
  *        [-- --pages 20] [-- --json out.json]          (needs `npm run -s build`: it spawns the CLI)
+ *        [-- --env-b NAME=value]: every spawned door a second time ("provider+B"), its process
+ *        started with NAME=value added to the environment (e.g. MALLOC_TRIM_THRESHOLD_=131072), to
+ *        compare in one run; the first copy keeps this process's environment.
+ *        [-- --flags-b "--optimize-for-size …"]: the same with TABWRIGHT_V8_FLAGS=<these flags>
+ *        (src/cli/v8-flags.ts).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -47,11 +52,29 @@ const jsonOut = arg('--json');
 // `--doors` alone (as `npm run bench:snapshot -- --doors` passes it) means every door.
 const doorList = arg('--doors');
 const wanted = (doorList && !doorList.startsWith('--') ? doorList : ALL.join(',')).split(',');
+const flagsB = arg('--flags-b');
+const envB = arg('--env-b') ?? (flagsB !== undefined ? `TABWRIGHT_V8_FLAGS=${flagsB}` : undefined);
 
 const load = () =>
   loadavg()
     .map((x) => x.toFixed(2))
     .join(' ');
+
+/** The side `make` starts, its process started with `assignment` (NAME=value) in its environment, named `<name>+B`. */
+async function withEnv(assignment: string, name: string, make: () => Promise<Side>): Promise<Side> {
+  const eq = assignment.indexOf('=');
+  if (eq < 1) throw new Error(`--env-b wants NAME=value, got ${assignment}`);
+  const key = assignment.slice(0, eq);
+  const before = process.env[key];
+  process.env[key] = assignment.slice(eq + 1);
+  try {
+    const side = await make();
+    return { name: `${name}+B`, open: side.open, snapshot: side.snapshot, close: side.close };
+  } finally {
+    if (before === undefined) delete process.env[key];
+    else process.env[key] = before;
+  }
+}
 
 async function main() {
   // The in-process engine logs like a door would: warnings only.
@@ -74,6 +97,7 @@ async function main() {
     for (const name of wanted) {
       if (!make[name]) throw new Error(`unknown door ${name}: one of ${ALL.join(', ')}`);
       sides.push(await make[name]!());
+      if (envB !== undefined && name !== 'engine') sides.push(await withEnv(envB, name, make[name]!));
     }
     sides.push(await playwrightSide(origin));
 
@@ -101,7 +125,7 @@ async function main() {
           const s = sides[(k + turn) % sides.length]!;
           const t = performance.now();
           const n = await s.snapshot();
-          const dt = s.name === 'pipe' ? lastPipeMs : performance.now() - t;
+          const dt = s.name.startsWith('pipe') ? lastPipeMs : performance.now() - t;
           ms.get(s.name)!.push(dt);
           perPage.get(s.name)!.push(dt);
           if (r === 0) chars.set(s.name, chars.get(s.name)! + n);

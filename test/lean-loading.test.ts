@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { getHeapCodeStatistics } from 'node:v8';
-import { oneByteSource, playwrightCore } from '../src/backends/chromium/load-playwright.js';
+import { leanBundle, oneByteSource, playwrightCore } from '../src/backends/chromium/load-playwright.js';
+import { daemonEnv } from '../src/cli/malloc-env.js';
 import { tempHome } from './helpers/engine.js';
+import { jsCli } from './helpers/js-cli.js';
 import { BIN, ROOT } from './helpers/provider.js';
 
 /**
@@ -22,6 +25,9 @@ after(() => home.cleanup());
 
 const PACKAGES = {
   fastify: '/node_modules/fastify/',
+  // fastify's JSON-schema compilers: no route of ours declares a schema (src/doors/http/lazy-compilers.ts).
+  ajv: '/node_modules/ajv/',
+  fastJsonStringify: '/node_modules/fast-json-stringify/index.js',
   mcpSdk: '/node_modules/@modelcontextprotocol/sdk/',
   playwright: '/node_modules/playwright-core/',
   ws: '/node_modules/ws/',
@@ -61,6 +67,20 @@ function ask(child: ReturnType<typeof spawnRecorded>['child'], line: string): Pr
     child.stdout!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`exited (${code}) before answering`)));
     child.stdin!.write(`${line}\n`);
+  });
+}
+
+/** The URL a spawned `tabwright serve` prints once it listens. */
+function listening(child: ReturnType<typeof spawnRecorded>['child']): Promise<string> {
+  child.stdout!.setEncoding('utf8');
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: string) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
   });
 }
 
@@ -122,17 +142,8 @@ describe('each door command loads its own modules', () => {
 
   test('tabwright serve: the MCP SDK only once /mcp is used', async () => {
     const { child, file } = spawnRecorded('serve', ['serve', '--port', '0']);
-    child.stdout!.setEncoding('utf8');
-    let out = '';
     await stopping(child, async () => {
-      const base = await new Promise<string>((resolve, reject) => {
-        child.stdout!.on('data', (d: string) => {
-          out += d;
-          const m = /listening on (http:\/\/\S+)/.exec(out);
-          if (m) resolve(m[1]!);
-        });
-        child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
-      });
+      const base = await listening(child);
       assert.equal((await fetch(`${base}/health`)).status, 200);
       let has = loaded(file);
       assert.ok(has('fastify') && has('httpDoor'), 'the record saw the HTTP door');
@@ -149,6 +160,24 @@ describe('each door command loads its own modules', () => {
       has = loaded(file);
       assert.ok(has('mcpSdk'), 'the first /mcp request loaded the MCP SDK');
     });
+  });
+
+  test('tabwright serve: fastify never loads its JSON-schema compilers (no route declares a schema)', async () => {
+    const { child, file } = spawnRecorded('serve-http', ['serve', '--port', '0']);
+    await stopping(child, async () => {
+      const base = await listening(child);
+      const res = await fetch(`${base}/playwright/command`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ method: 'list_methods' }),
+      });
+      assert.equal(((await res.json()) as { ok?: boolean }).ok, true);
+    });
+    // CommonJS modules are recorded when the process exits (record.mjs).
+    const has = loaded(file);
+    assert.ok(has('fastify'), 'the record saw fastify');
+    for (const part of ['ajv', 'fastJsonStringify'] as const)
+      assert.equal(has(part), false, `tabwright serve loaded ${PACKAGES[part]}`);
   });
 });
 
@@ -176,6 +205,22 @@ console.log(ns.space_size / 1048576);`;
     const [lean, plain] = await Promise.all([youngGenerationMb(undefined), youngGenerationMb('')]);
     assert.ok(lean > 0 && lean <= 16, `young generation ${lean} MB with the default flags`);
     assert.ok(plain > 16, `young generation ${plain} MB without flags: the check cannot tell them apart`);
+  });
+
+  test('the JS daemon starts with a fixed glibc trim threshold, unless its caller chose one', async () => {
+    assert.equal(daemonEnv({}).MALLOC_TRIM_THRESHOLD_, '131072');
+    assert.equal(daemonEnv({ MALLOC_TRIM_THRESHOLD_: '0' }).MALLOC_TRIM_THRESHOLD_, '0');
+    const tuned = { GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=65536' };
+    assert.equal(daemonEnv(tuned).MALLOC_TRIM_THRESHOLD_, undefined);
+    const js = jsCli(`lean-${process.pid}`);
+    try {
+      assert.equal((await js.cli(['--start'])).code, 0);
+      const { pid } = JSON.parse((await js.cli(['--status'])).stdout) as { pid: number };
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      assert.ok(environ.includes('MALLOC_TRIM_THRESHOLD_=131072'), environ.join('\n'));
+    } finally {
+      await js.stop();
+    }
   });
 
   test('the JS daemon sets them first too', () => {
@@ -209,5 +254,50 @@ describe('playwright-core bundles as one-byte strings', () => {
     const grown = getHeapCodeStatistics().external_script_source_size - before;
     // coreBundle.js + utilsBundle.js ≈ 6.9 MB of one-byte source; two-byte heap strings would add nothing here.
     assert.ok(grown > 6_000_000, `external script source grew by ${grown} bytes only`);
+  });
+});
+
+describe('lean copies of the playwright-core bundles (scripts/lean-playwright.mjs)', () => {
+  const core = createRequire(import.meta.url).resolve('playwright-core/lib/coreBundle');
+  const { version } = JSON.parse(readFileSync(join(core, '../../package.json'), 'utf8')) as {
+    version: string;
+  };
+
+  test('a copy is used only when its manifest names the installed version and the original size', () => {
+    const dir = join(home.dir, 'lean-copies');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'coreBundle.js'), 'module.exports = 1;');
+    const manifest = (v: string, bytes: number) =>
+      writeFileSync(
+        join(dir, 'manifest.json'),
+        JSON.stringify({ version: v, bundles: { coreBundle: { sourceBytes: bytes } } }),
+      );
+    const size = statSync(core).size;
+    manifest(version, size);
+    assert.equal(leanBundle(core, dir), 'module.exports = 1;');
+    manifest(`${version}-other`, size);
+    assert.equal(leanBundle(core, dir), undefined, 'another playwright-core version');
+    manifest(version, size + 1);
+    assert.equal(leanBundle(core, dir), undefined, 'an original of another size');
+    assert.equal(leanBundle(core.replace('coreBundle', 'utilsBundle'), dir), undefined, 'no entry');
+    assert.equal(leanBundle(core, join(dir, 'none')), undefined, 'no manifest');
+  });
+
+  test('the built CLI compiles the copies: playwright-core functions without indentation', async () => {
+    const loader = join(ROOT, 'dist/backends/chromium/load-playwright.js');
+    const code = `const { playwrightCore } = await import(${JSON.stringify(loader)});
+console.log(Object.getPrototypeOf(playwrightCore().chromium).launch.toString());`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    await once(child, 'exit');
+    assert.match(out, /_wrapApiCall/, out);
+    assert.doesNotMatch(
+      out,
+      /\n\s/,
+      'the original source (run `npm run build`: it writes dist/vendor/playwright-core)',
+    );
   });
 });

@@ -9,6 +9,7 @@ import {
 } from '../doors/js/protocol.js';
 import { ping, request } from '../doors/js/socket-client.js';
 import { VERSION } from '../version.js';
+import { daemonEnv } from './malloc-env.js';
 
 const HELP = `Usage: tabwright js [options] [CODE]
 Runs JavaScript in a persistent daemon with the Browser / Page / Locator API (docs/js-harness.md).
@@ -198,7 +199,7 @@ async function ensureDaemon(paths: DaemonPaths, allowFileUrls = false): Promise<
   const child = spawn(process.execPath, [...daemonEntry().args, '--name', paths.name, ...flags], {
     detached: true,
     stdio: ['ignore', logFd, logFd],
-    env: process.env,
+    env: daemonEnv(),
   });
   closeSync(logFd);
   let exited: number | null = null;

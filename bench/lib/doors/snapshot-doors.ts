@@ -218,9 +218,11 @@ export async function pipeSide(home: string): Promise<Side> {
 export let lastPipeMs = 0;
 
 /** The `tabwright js` daemon over its Unix socket (what the CLI sends): `page.snapshot()` and its tree. */
+let jsDaemons = 0;
+
 export async function jsSide(home: string, runtimeDir: string, origin: string): Promise<Side> {
   const env = { ...process.env, TABWRIGHT_HOME: home, XDG_RUNTIME_DIR: runtimeDir, TABWRIGHT_LOG: 'warn' };
-  const name = `bench-${process.pid}`;
+  const name = `bench-${process.pid}-${++jsDaemons}`;
   const cli = (args: string[]) =>
     new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, [BIN, 'js', '--name', name, ...args], { env, cwd: ROOT });

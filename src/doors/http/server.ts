@@ -9,6 +9,7 @@ import { registerDashboard } from './dashboard/index.js';
 import { type DoorState, dispatch, envelopeFailure, SERIALIZE_WAIT_MS } from './dispatch.js';
 import { CommandFailure, failure, invalidArgument, type Reply } from './envelope.js';
 import { type FilesOptions, resolveFilesConfig } from './files-config.js';
+import { LAZY_SCHEMA_COMPILERS } from './lazy-compilers.js';
 import { HTTP_TABLE } from './methods.js';
 import { BODY_LIMIT, checkBindPolicy, requestGuard } from './security.js';
 import { Snowflake } from './snowflake.js';
@@ -92,7 +93,12 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   };
 
   // Fastify's own logger stays off: stdout belongs to the CLI; our logs go to stderr via pino.
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, return503OnClosing: true });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: true,
+    schemaController: { compilersFactory: LAZY_SCHEMA_COMPILERS },
+  });
 
   // Bodies are parsed by the dispatcher (so a bad body gets the protocol's literal message), whatever the content type.
   app.removeAllContentTypeParsers();
