@@ -512,6 +512,11 @@ export interface SessionPlacement {
   status(timeoutMs: number): Promise<PlacementStatus>;
   /** Gives back every browser still placed (the engine is closing). */
   close(): Promise<void>;
+  /**
+   * Ends every placed session at once, without closing its contexts first (a forced engine close):
+   * resolves when the placement has been told, so the process may exit.
+   */
+  forceClose(): Promise<void>;
 }
 
 export interface PlacementRequest {

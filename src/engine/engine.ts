@@ -518,6 +518,9 @@ export class Engine {
         const pids = [...this.launched].map((b) => b.launchedProcess()?.pid);
         for (const b of this.launched) b.forceClose();
         log.info({ pids }, 'browsers not closed within the grace period: killed, temporary profiles removed');
+        // Placed sessions (a Grid's) are ended now rather than left to hold their slots until the
+        // reaper's delete after this process exits: a Grid under load can take long to answer it.
+        await this.placement?.forceClose();
       }
     }
     // Whatever this engine launched is gone now: nothing of it stays on disk.

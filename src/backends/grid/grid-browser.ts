@@ -144,8 +144,13 @@ export class GridBrowser implements BackendBrowser {
     return null;
   }
   forceClose(): void {
+    void this.endSession();
+  }
+
+  /** Ends the Grid session now (no context is closed first); resolves once the Grid was asked. */
+  endSession(): Promise<void> {
     this.gone = true;
     clearInterval(this.timer);
-    void this.release();
+    return this.release();
   }
 }

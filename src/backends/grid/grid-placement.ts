@@ -228,6 +228,11 @@ export class GridPlacement implements SessionPlacement {
     await Promise.allSettled([...this.live].map((b) => b.close()));
     this.reaper.stop();
   }
+
+  async forceClose(): Promise<void> {
+    // Each delete is bounded (DELETE_TIMEOUT_MS); one the Grid did not confirm stays with the reaper.
+    await Promise.allSettled([...this.live].map((b) => b.endSession()));
+  }
 }
 
 function pick(caps: Capabilities): Capabilities {
