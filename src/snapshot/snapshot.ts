@@ -72,9 +72,19 @@ const ownerCache = new WeakMap<BackendFrame, OwnerIdentity>();
 /** Blank frames found empty by the last snapshot: the next asks their parent's walk first. */
 const wasEmpty = new WeakSet<BackendFrame>();
 
+/** An error page (a blocked or failed load): nothing for the agent there. */
+function isErrorPage(url: string): boolean {
+  return url.startsWith('chrome-error:');
+}
+
+/** A blank frame's URL: usually empty, so a tiny probe comes before the walker. */
+function isBlankFrameUrl(url: string): boolean {
+  return url === 'about:blank' || url === '' || url === 'about:srcdoc';
+}
+
 /** A frame URL the walker is sent to directly (blank frames are probed first, error pages skipped). */
 function walkable(url: string): boolean {
-  return !url.startsWith('chrome-error:') && url !== 'about:blank' && url !== '' && url !== 'about:srcdoc';
+  return !isErrorPage(url) && !isBlankFrameUrl(url);
 }
 
 function rem(d: Deadline): number {
@@ -235,9 +245,9 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
       if (!res && frame !== rootFrame) {
         const url = frame.url();
         // Error pages (blocked or failed loads) have nothing for the agent.
-        if (url.startsWith('chrome-error:')) return { frame, error: 'the frame failed to load' };
+        if (isErrorPage(url)) return { frame, error: 'the frame failed to load' };
         // Blank frames are usually empty: a tiny probe spares installing the walker there.
-        if (url === 'about:blank' || url === '' || url === 'about:srcdoc') {
+        if (isBlankFrameUrl(url)) {
           // Empty last time and its iframe known: the parent's walk tells (no round trip of its own).
           const known = wasEmpty.has(frame) ? ownerCache.get(frame) : undefined;
           const parentRun = known && frame.parentId ? pending.get(byId.get(frame.parentId)!) : undefined;
