@@ -134,7 +134,7 @@ describe('leftovers', () => {
   });
 
   test('a shared browser retired while a session is still starting on it stays until that session is done', async () => {
-    const { engine, session: first, record: rec } = await sessionOnBlank();
+    const { home, engine, session: first, record: rec } = await sessionOnBlank();
     const pid = rec!.browser_pid as number;
     try {
       // A stopped browser: the next session's context waits, and the first session's close is stuck.
@@ -146,6 +146,11 @@ describe('leftovers', () => {
       process.kill(-pid, 'SIGCONT');
       // Had the retired browser been closed as unused, this start would fail with it.
       const second = await starting;
+      assert.equal(
+        records(home.dir).length,
+        1,
+        'the second session started on the retired browser, not a new one',
+      );
       await second.page().open('about:blank');
       assert.equal(await second.page().title(), '');
       await engine.closeSession(second.id);
@@ -224,21 +229,31 @@ describe('leftovers', () => {
     child.stdin.write(
       `${JSON.stringify({ protocol_version: '0.1', id: '1', method: 'session.ensure', params: { timeout_ms: 60_000 } })}\n`,
     );
-    await until('a Firefox session in the process', () => records(home.dir).length === 1, 60_000);
-    const pid = records(home.dir)[0]!.browser_pid as number;
-    assert.ok(alive(pid), 'the recorded Firefox runs');
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
-    // Gone, or a zombie left for init to reap: either way it no longer runs.
-    const runs = () => {
+    let pid: number | undefined;
+    try {
+      await until('a Firefox session in the process', () => records(home.dir).length === 1, 60_000);
+      pid = records(home.dir)[0]!.browser_pid as number;
+      assert.ok(alive(pid), 'the recorded Firefox runs');
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+      // Gone, or a zombie left for init to reap: either way it no longer runs.
+      const firefox = pid;
+      const runs = () => {
+        try {
+          return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${firefox}/stat`, 'utf8'));
+        } catch {
+          return false;
+        }
+      };
+      await until('the orphaned Firefox to end', () => !runs(), 15_000);
+    } finally {
+      // Whatever this test failed on, it leaves no provider or Firefox behind.
+      if (child.exitCode === null) child.kill('SIGKILL');
       try {
-        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      } catch {
-        return false;
-      }
-    };
-    await until('the orphaned Firefox to end', () => !runs(), 15_000);
+        if (pid) process.kill(-pid, 'SIGKILL');
+      } catch {}
+    }
   });
 
   test('tabwright mcp leaves nothing in its temporary directory when its client goes away', async () => {
