@@ -14,20 +14,16 @@ import { join } from 'node:path';
 import { startFixtureServer } from '../test/helpers/fixture-server.js';
 import { spawnProvider } from '../test/helpers/provider.js';
 import { providerSession, type SoakSession } from './lib/soak/doors.js';
-import { corpusPages } from './lib/soak/run.js';
+import { APPS, corpusPages } from './lib/soak/run.js';
 import { CpuMeter, pssByKind } from './lib/soak/tree.js';
+import { cliArg } from './lib/stats.js';
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
-const sessions = Number(arg('sessions') ?? 16);
-const seconds = Number(arg('seconds') ?? 30);
+const sessions = Number(cliArg('--sessions', '16'));
+const seconds = Number(cliArg('--seconds', '30'));
 const home = mkdtempSync(join(tmpdir(), 'tabwright-idle-cpu-'));
 const fx = await startFixtureServer();
 const provider = spawnProvider(home, [], { TABWRIGHT_LOG: 'error', TABWRIGHT_MIN_FREE_MB: '0' });
 const roots = () => (provider.pid ? [{ pid: provider.pid, name: 'provider' }] : []);
-const apps = ['react', 'vue', 'javascript-es6'];
 const pages = corpusPages();
 const opened: SoakSession[] = [];
 try {
@@ -38,7 +34,7 @@ try {
     // Half on an app, half on a corpus page, as the soak's sessions are at any moment.
     const url =
       i % 2 === 0
-        ? `${fx.url}/corpus/apps/todomvc-${apps[(i / 2) % apps.length]}/index.html`
+        ? `${fx.url}/corpus/apps/todomvc-${APPS[(i / 2) % APPS.length]}/index.html`
         : `${fx.url}/corpus/pages/${pages[(i * 7) % pages.length]}/index.html`;
     await s.open(url);
   }
@@ -54,7 +50,7 @@ try {
     ['screenshot (corpus page)', () => s0.screenshot()],
     ['network read', () => s0.network()],
   ];
-  const per = Number(arg('calls') ?? 8);
+  const per = Number(cliArg('--calls', '8'));
   for (const [name, fn] of steps) {
     if (name.startsWith('snapshot')) await s0.open(corpus);
     meter.window(roots());

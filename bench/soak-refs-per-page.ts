@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { startFixtureServer } from '../test/helpers/fixture-server.js';
 import { spawnProvider } from '../test/helpers/provider.js';
 import { providerSession } from './lib/soak/doors.js';
-import { corpusPages } from './lib/soak/run.js';
+import { APPS, corpusPages } from './lib/soak/run.js';
 import { median, percentile } from './lib/stats.js';
 
 const home = mkdtempSync(join(tmpdir(), 'tabwright-refs-'));
@@ -22,7 +22,7 @@ try {
   const s = await providerSession(provider, fx.url, 'refs');
   const counts: [string, number][] = [];
   const urls = [
-    ...['react', 'vue', 'javascript-es6'].map((a) => `/corpus/apps/todomvc-${a}/index.html`),
+    ...APPS.map((a) => `/corpus/apps/todomvc-${a}/index.html`),
     ...corpusPages().map((p) => `/corpus/pages/${p}/index.html`),
   ];
   for (const u of urls) {

@@ -90,7 +90,8 @@ export interface PhaseResult {
   leftovers: string[];
 }
 
-const APPS = ['react', 'vue', 'javascript-es6'];
+/** The TodoMVC apps of the soak's step mix (../shared/corpus/apps/todomvc-<name>). */
+export const APPS = ['react', 'vue', 'javascript-es6'];
 
 /** Corpus pages (those with an index.html), in name order. */
 export function corpusPages(): string[] {
