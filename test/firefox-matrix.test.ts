@@ -91,7 +91,8 @@ function failureBlocks(tap: string): string {
   const blocks: string[] = [];
   lines.forEach((line, i) => {
     if (!/^\s*not ok/.test(line)) return;
-    const end = lines.findIndex((l, j) => j > i && /^\s*\.\.\.\s*$/.test(l));
+    // Its YAML block ends at the next `...`; a test without one ends at the next test line.
+    const end = lines.findIndex((l, j) => j > i && /^\s*(\.\.\.\s*$|ok |not ok )/.test(l));
     blocks.push(
       lines
         .slice(i, end === -1 ? i + 1 : end)

@@ -20,6 +20,10 @@ async function openPage(name: string): Promise<Page> {
 async function framesLoaded(page: Page, n: number): Promise<void> {
   for (let i = 0; i < 50 && page.backend.frames().length < n; i++)
     await new Promise((r) => setTimeout(r, 100));
+  assert.ok(
+    page.backend.frames().length >= n,
+    `only ${page.backend.frames().length} of ${n} frames loaded in 5 s`,
+  );
 }
 
 function find(s: SnapshotResult, pred: (n: SnapshotNode) => boolean): SnapshotNode | undefined {
