@@ -126,6 +126,7 @@ export class ChromiumPage implements BackendPage {
     private readonly wrap: (p: Page) => ChromiumPage,
   ) {
     this.fast = new FastChannel(pw);
+    this.collectEveryDocuments(rendererGcEvery());
     this.input = new ChromiumInput(pw, browserAlive, this.fast);
     this.emulation = {
       setViewport: (size) => pw.setViewportSize(size).catch((e) => this.fail(e, 'page.set_viewport')),
@@ -138,6 +139,28 @@ export class ChromiumPage implements BackendPage {
           ),
         ]).catch((e) => this.fail(e, 'page.pdf', timeoutMs)),
     };
+  }
+
+  /** Documents loaded in the main frame since the renderer's last full GC (collectEveryDocuments). */
+  private documentsSinceGc = 0;
+  /** Full GCs of the page's renderer asked for so far. */
+  rendererGcs = 0;
+
+  /**
+   * Every `n`th document the main frame loads (its `load` event), a full GC of the page's renderer
+   * (Bounds in docs/ARCHITECTURE.md): a page that stays open for hours and goes from document to
+   * document otherwise keeps its old documents' heaps (and their DOM) until V8 decides to collect,
+   * and V8's heap limit grows with what it keeps. One GC costs the renderer a few milliseconds of a
+   * small heap, against the hundreds a navigation costs; nobody waits for its reply.
+   */
+  private collectEveryDocuments(n: number): void {
+    if (n <= 0) return;
+    this.pw.on('load', () => {
+      if (++this.documentsSinceGc < n) return;
+      this.documentsSinceGc = 0;
+      this.rendererGcs++;
+      void this.fast.collectGarbage();
+    });
   }
 
   private fail(err: unknown, operation: string, timeoutMs?: number, navigation = false): never {
@@ -500,6 +523,16 @@ export class ChromiumPage implements BackendPage {
       if (!this.pw.isClosed()) this.fail(err, 'tab.close');
     }
   }
+}
+
+/** Documents between two full GCs of a page's renderer: `$TABWRIGHT_RENDERER_GC_EVERY` (0: never), 3 by default. */
+export const RENDERER_GC_EVERY_DEFAULT = 3;
+
+function rendererGcEvery(): number {
+  const raw = process.env.TABWRIGHT_RENDERER_GC_EVERY;
+  if (raw === undefined || raw.trim() === '') return RENDERER_GC_EVERY_DEFAULT;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 0 ? n : RENDERER_GC_EVERY_DEFAULT;
 }
 
 const headlessByContext = new WeakMap<BrowserContext, Promise<boolean>>();

@@ -76,6 +76,23 @@ export class FastChannel {
     return { ok: true, value: r.result.value };
   }
 
+  /**
+   * A full garbage collection of the renderer's JavaScript heap (HeapProfiler.collectGarbage on
+   * the page's target: the documents this page left behind and what only they held, DOM included).
+   * False when the channel is unavailable; an error of the call is swallowed (nothing depends on it).
+   */
+  async collectGarbage(): Promise<boolean> {
+    const cdp = await this.cdp();
+    if (!cdp) return false;
+    try {
+      await cdp.send('HeapProfiler.collectGarbage');
+      return true;
+    } catch (err) {
+      this.lost(err);
+      return false;
+    }
+  }
+
   /** Input.insertText: one input event with the whole text, as a paste or an IME commit. */
   async insertText(text: string): Promise<boolean> {
     const cdp = await this.cdp();
