@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
-import { redirectHopsJudged, redirectHopsJudgedCount } from '../src/backends/chromium/redirect-hops.js';
+import { redirectHopsHooked, redirectHopsJudgedCount } from '../src/backends/chromium/redirect-hops.js';
 import type { Engine, Session } from '../src/index.js';
 import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
@@ -97,8 +97,12 @@ describe('origin policy: one interception per request', () => {
       {},
       { timeoutMs: 5000 },
     );
-    const text = await page.evaluate('statuses', () => document.body.innerText);
-    assert.match(text, /loaded\s+failed\s+failed/, text);
+    const text = await page.evaluate(
+      'statuses',
+      () => ['allowed', 'refused', 'fetch'].map((id) => document.getElementById(id)?.textContent).join(' '),
+      null,
+    );
+    assert.equal(text, 'loaded failed failed');
     assert.ok(pauses.size >= 6, `the spy saw the page's pauses: ${[...pauses.keys()].join(', ')}`);
     const twice = [...pauses].filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
     assert.deepEqual(twice, [], 'each request and redirect hop paused once');
@@ -117,7 +121,7 @@ describe('origin policy: one interception per request', () => {
     const hop = strict.requests.list({ page_id: page.id }).find((e) => e.url.includes('?via=redirect'));
     assert.equal(hop?.state, 'failed', JSON.stringify(hop));
 
-    assert.ok(redirectHopsJudged(), "redirect hops are judged in playwright-core's own pause");
+    assert.ok(redirectHopsHooked(), "redirect hops are judged in playwright-core's own pause");
     assert.ok(redirectHopsJudgedCount() >= judged + 3, 'the three redirect hops were judged there');
   });
 
@@ -140,5 +144,30 @@ describe('origin policy: one interception per request', () => {
       [...pauses].filter(([, n]) => n > 1).map(([k]) => k),
       [],
     );
+  });
+});
+
+describe('origin policy: redirect hops of out-of-process frames', () => {
+  test('a frame on another allowed site: its later navigation redirected to a refused origin is refused at the hop by the page layer', async () => {
+    // Two allowed sites (127.0.0.1 and localhost): the frame on the second runs in its own process.
+    const s = await engine.startSession({
+      policy: { allowed_origins: [server.url, server.altUrl], subresources: 'block' },
+    });
+    try {
+      const page = s.page();
+      const refused = `http://127.0.0.2:${server.port}/echo?via=oopif-later`;
+      const since = s.network.lastSeq;
+      await page.open(
+        `${server.url}/fixtures/policy/oopif-later-redirect.html?alt=${encodeURIComponent(server.altUrl)}&to=${encodeURIComponent(refused)}`,
+      );
+      const rec = await until(() => s.blockedRequests({ since_seq: since }).find((r) => r.url === refused));
+      // Judged where playwright-core pauses the frame's hop (the per-page interception this replaced judged it too).
+      assert.equal(rec.kind, 'redirect');
+      assert.equal(rec.frame, 'child');
+      assert.equal(rec.page_id, page.id);
+      assert.ok(page.backend.frames().every((f) => !f.url().startsWith('http://127.0.0.2')));
+    } finally {
+      await engine.closeSession(s.id);
+    }
   });
 });

@@ -18,7 +18,7 @@ import { commandLineFlag, forceClose, type LaunchedProcess } from '../process-tr
 import type { RawBackendOps } from '../raw.js';
 import { ChromiumPage } from './chromium-page.js';
 import { chromiumRaw } from './raw.js';
-import { type RedirectHop, redirectHopsJudged, setRedirectJudge } from './redirect-hops.js';
+import { type RedirectHop, redirectHopsJudgedOn, setRedirectJudge } from './redirect-hops.js';
 import { translatePlaywrightError } from './translate-error.js';
 
 export type ChromiumConnection = 'launched' | 'persistent' | 'cdp' | 'remote';
@@ -434,10 +434,11 @@ export class ChromiumContext implements BackendContext {
    * of the page is then paused twice.
    */
   private gateRedirects(p: Page): Promise<void> {
-    if (redirectHopsJudged()) return Promise.resolve();
     let gate = this.redirectGates.get(p);
     if (!gate) {
-      gate = this.installRedirectGate(p).catch(() => {});
+      gate = redirectHopsJudgedOn(guidOf(p), guidOf(this.pw))
+        ? Promise.resolve()
+        : this.installRedirectGate(p).catch(() => {});
       this.redirectGates.set(p, gate);
     }
     return gate;

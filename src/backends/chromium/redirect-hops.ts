@@ -27,7 +27,7 @@ import { createRequire } from 'node:module';
  * creating the page's network manager and before the page's first session is added, whose
  * listeners bind `_onRequestPaused`), so every page and service worker, of every context, runs
  * the patched method. When this playwright-core lacks any of those hooks the patch is not made and
- * `redirectHopsJudged()` says false: chromium-browser.ts then installs its per-page `Fetch`
+ * `redirectHopsJudgedOn()` says false: chromium-browser.ts then installs its per-page `Fetch`
  * interception as before (more CPU, the same guarantees).
  */
 
@@ -79,12 +79,17 @@ interface NetworkManagerProto {
   _onRequestPaused?: OnRequestPaused;
   addSession?: unknown;
   _onRequest?: unknown;
-  tabwrightRedirectHops?: boolean;
+  /** The judges the patched method consults. */
+  tabwrightRedirectHops?: Map<string, RedirectJudge>;
 }
 interface ServerPageProto {
   needsRequestInterception?: (this: ServerPage) => boolean;
   tabwrightRedirectHops?: boolean;
 }
+
+/** Pages (server guid → context guid) created with a judge, until chromium-browser.ts asks about them. */
+const judgedPages = new Map<string, string>();
+const MAX_PAGES_REMEMBERED = 1000;
 
 let installed = false;
 let patched = false;
@@ -114,7 +119,23 @@ export function installRedirectHops(): boolean {
   if (proto.tabwrightRedirectHops) return true;
   proto.tabwrightRedirectHops = true;
   proto.needsRequestInterception = function (this: ServerPage) {
-    if (!patched && !failed) patchNetworkManager(this.delegate?._networkManager);
+    const manager = this.delegate?._networkManager;
+    if (!patched && !failed) patchNetworkManager(manager);
+    // A page of a judged context whose network manager runs the patched method: remembered until
+    // chromium-browser.ts asks about it (redirectHopsJudgedOn), so that each page is checked.
+    const contextGuid = this.browserContext?.guid;
+    if (
+      patched &&
+      manager &&
+      this.guid &&
+      contextGuid &&
+      judges.has(contextGuid) &&
+      (Object.getPrototypeOf(manager) as NetworkManagerProto).tabwrightRedirectHops === judges
+    ) {
+      judgedPages.set(this.guid, contextGuid);
+      if (judgedPages.size > MAX_PAGES_REMEMBERED)
+        judgedPages.delete(judgedPages.keys().next().value as string);
+    }
     return needs.call(this);
   };
   return true;
@@ -126,9 +147,10 @@ function patchNetworkManager(manager: object | undefined): void {
   // Chromium's network manager only (other browsers' have no Fetch pause): it has all three.
   if (!proto || typeof original !== 'function' || typeof proto.addSession !== 'function') return;
   if (typeof proto._onRequest !== 'function') return;
-  patched = true;
+  // Patched by another copy of this module (its own judges): this copy's pages get the gate.
   if (proto.tabwrightRedirectHops) return;
-  proto.tabwrightRedirectHops = true;
+  patched = true;
+  proto.tabwrightRedirectHops = judges;
   proto._onRequestPaused = function (this: NetworkManager, info: SessionInfo, event: PausedEvent) {
     if (event?.redirectedRequestId && judges.size > 0) {
       const page = this._page ?? null;
@@ -176,8 +198,21 @@ function refusing(info: SessionInfo, requestId: string, errorReason: string): Se
   return { ...info, session };
 }
 
-/** Whether redirect hops are judged in playwright-core's own pause (the hook is on its network manager). */
-export function redirectHopsJudged(): boolean {
+/**
+ * Whether this page's redirect hops are judged in playwright-core's own pause: its server page was
+ * created in this context while the context had its judge, and its network manager runs the
+ * patched method. Asked once per page (the answer is forgotten after it is given); false means
+ * the caller must gate the page's redirects itself.
+ */
+export function redirectHopsJudgedOn(pageGuid: string | undefined, contextGuid: string | undefined): boolean {
+  if (!pageGuid || !contextGuid || !redirectHopsHooked()) return false;
+  const judgedIn = judgedPages.get(pageGuid);
+  judgedPages.delete(pageGuid);
+  return judgedIn === contextGuid && judges.has(contextGuid);
+}
+
+/** Whether the hook is on playwright-core's network manager (after its first page). */
+export function redirectHopsHooked(): boolean {
   return installed && !failed && patched;
 }
 
