@@ -18,6 +18,7 @@ import { commandLineFlag, forceClose, type LaunchedProcess } from '../process-tr
 import type { RawBackendOps } from '../raw.js';
 import { ChromiumPage } from './chromium-page.js';
 import { chromiumRaw } from './raw.js';
+import { type RedirectHop, redirectHopsJudgedOn, setRedirectJudge } from './redirect-hops.js';
 import { translatePlaywrightError } from './translate-error.js';
 
 export type ChromiumConnection = 'launched' | 'persistent' | 'cdp' | 'remote';
@@ -322,8 +323,12 @@ export class ChromiumContext implements BackendContext {
         (ws) => ws.close({ code: 1008, reason: 'refused by the origin policy' }),
       );
     }
+    // Redirect hops are judged where playwright-core pauses them (redirect-hops.ts), when it can be.
+    const guid = guidOf(this.pw);
+    if (guid) setRedirectJudge(guid, filter ? (hop) => this.judgeHop(hop) : null);
     if (filter && !this.routed) {
       this.routed = true;
+      if (guid) this.pw.on('close', () => setRedirectJudge(guid, null));
       await this.pw.route('**/*', (route) => this.routeRequest(route));
       this.pw.on('page', (p) => void this.gateRedirects(p));
       await Promise.all(this.pw.pages().map((p) => this.gateRedirects(p)));
@@ -331,6 +336,21 @@ export class ChromiumContext implements BackendContext {
       this.routed = false;
       await this.pw.unroute('**/*').catch(() => {});
     }
+  }
+
+  /** A redirect hop paused by playwright-core's own interception (redirect-hops.ts). */
+  private judgeHop(hop: RedirectHop): 'allow' | 'block' {
+    const pwPage = hop.pageGuid ? this.pw.pages().find((p) => guidOf(p) === hop.pageGuid) : undefined;
+    return this.verdict({
+      url: hop.url,
+      method: hop.method,
+      resourceType: hop.resourceType.toLowerCase(),
+      isNavigation: hop.resourceType === 'Document',
+      isMainFrame: hop.isMainFrame,
+      isRedirect: true,
+      isNewWindow: false,
+      page: pwPage ? this.browser.wrapPage(pwPage) : null,
+    });
   }
 
   private verdict(req: FilteredRequest): 'allow' | 'block' {
@@ -406,14 +426,19 @@ export class ChromiumContext implements BackendContext {
   }
 
   /**
-   * Playwright continues redirect hops without calling route handlers, so each
-   * page gets its own CDP Fetch interception that pauses redirect hops (and
-   * lets everything else through at once) for the filter to decide.
+   * Playwright continues redirect hops without calling route handlers. Where
+   * redirect-hops.ts judges them inside playwright-core's own pause, nothing
+   * more is needed. Otherwise (a playwright-core without that hook) each page
+   * gets its own CDP Fetch interception that pauses redirect hops (and lets
+   * everything else through at once) for the filter to decide: every request
+   * of the page is then paused twice.
    */
   private gateRedirects(p: Page): Promise<void> {
     let gate = this.redirectGates.get(p);
     if (!gate) {
-      gate = this.installRedirectGate(p).catch(() => {});
+      gate = redirectHopsJudgedOn(guidOf(p), guidOf(this.pw))
+        ? Promise.resolve()
+        : this.installRedirectGate(p).catch(() => {});
       this.redirectGates.set(p, gate);
     }
     return gate;
@@ -446,4 +471,10 @@ export class ChromiumContext implements BackendContext {
     });
     await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
   }
+}
+
+/** playwright-core's guid of a client object (the same as its server object's), if it has one. */
+function guidOf(o: object): string | undefined {
+  const guid = (o as { _guid?: unknown })._guid;
+  return typeof guid === 'string' ? guid : undefined;
 }

@@ -5,6 +5,7 @@
  * client, conformance, --help) or a provider before its first session does not pay for it.
  */
 import { playwrightCore } from './load-playwright.js';
+import { installRedirectHops } from './redirect-hops.js';
 import { boundRequestObjects } from './request-objects.js';
 
 // playwright-core first, through its lean loader: the bounds below reach into the module it loaded.
@@ -17,3 +18,6 @@ export type Driver = typeof import('./driver.js');
 
 /** Whether the driver's request objects are bounded by ours (request-objects.ts). */
 export const requestObjectsBounded = boundRequestObjects();
+
+/** Whether redirect hops can be judged in playwright-core's own request pause (redirect-hops.ts). */
+export const redirectHopsHooked = installRedirectHops();

@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { after, before, describe, test } from 'node:test';
+import { redirectHopsHooked, redirectHopsJudgedCount } from '../src/backends/chromium/redirect-hops.js';
+import type { Engine, Session } from '../src/index.js';
+import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
+import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+
+/**
+ * A restricted page's requests are paused once each in Chromium: the origin policy judges redirect
+ * hops inside playwright-core's own Fetch interception (src/backends/chromium/redirect-hops.ts), not in
+ * a second interception of its own. The spy counts, on playwright-core's CDP connection, every
+ * `Fetch.requestPaused` the browser sends, per request and hop (network id and URL): with a second
+ * interception each hop is paused twice.
+ */
+
+interface Connection {
+  _protocolLogger: (direction: string, message: unknown) => void;
+  tabwrightSpied?: boolean;
+}
+interface PausedMessage {
+  method?: string;
+  params?: { networkId?: string; requestId: string; request: { url: string } };
+}
+
+const pauses = new Map<string, number>();
+
+function spyOn(connection: Connection | undefined): void {
+  if (!connection || connection.tabwrightSpied) return;
+  connection.tabwrightSpied = true;
+  const log = connection._protocolLogger;
+  connection._protocolLogger = (direction, message) => {
+    const m = message as PausedMessage;
+    if (direction === 'receive' && m.method === 'Fetch.requestPaused' && m.params) {
+      const key = `${m.params.networkId ?? m.params.requestId} ${m.params.request.url}`;
+      pauses.set(key, (pauses.get(key) ?? 0) + 1);
+    }
+    log.call(connection, direction, message);
+  };
+}
+
+// Every page's CDP connection, from playwright-core's server side (the driver runs in this process).
+const serverPage = (
+  createRequire(import.meta.url)('playwright-core/lib/coreBundle') as {
+    server: { Page: { prototype: { needsRequestInterception: () => boolean } } };
+  }
+).server.Page.prototype;
+const needs = serverPage.needsRequestInterception;
+serverPage.needsRequestInterception = function (this: {
+  delegate?: { _mainFrameSession?: { _client?: { _connection?: Connection } } };
+}) {
+  spyOn(this.delegate?._mainFrameSession?._client?._connection);
+  return needs.call(this);
+};
+
+let server: FixtureServer;
+let engine: Engine;
+let strict: Session;
+const home = tempHome();
+
+async function until<T>(fn: () => T | undefined | false, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > end) assert.fail('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+before(async () => {
+  server = await startFixtureServer();
+  engine = newEngine(home.dir);
+  strict = await engine.startSession(
+    { policy: { allowed_origins: [server.url], subresources: 'block' } },
+    { timeoutMs: 30_000 },
+  );
+});
+
+after(async () => {
+  await engine.close();
+  await server.close();
+  home.cleanup();
+});
+
+describe('origin policy: one interception per request', () => {
+  test('redirected subresources: the refused hops are failed and recorded for the page, each request paused once', async () => {
+    const page = strict.page();
+    const since = strict.network.lastSeq;
+    const judged = redirectHopsJudgedCount();
+    pauses.clear();
+    await page.open(
+      `${server.url}/fixtures/policy/redirected-subresources.html?alt=${encodeURIComponent(server.altUrl)}`,
+    );
+    await page.wait(
+      { js_predicate: "!document.body.innerText.includes('pending')" },
+      {},
+      { timeoutMs: 5000 },
+    );
+    const text = await page.evaluate(
+      'statuses',
+      () => ['allowed', 'refused', 'fetch'].map((id) => document.getElementById(id)?.textContent).join(' '),
+      null,
+    );
+    assert.equal(text, 'loaded failed failed');
+    assert.ok(pauses.size >= 6, `the spy saw the page's pauses: ${[...pauses.keys()].join(', ')}`);
+    const twice = [...pauses].filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
+    assert.deepEqual(twice, [], 'each request and redirect hop paused once');
+    const rec = await until(() => {
+      const r = strict.blockedRequests({ since_seq: since });
+      return r.length >= 2 && r;
+    });
+    for (const r of rec) {
+      assert.ok(r.url.startsWith(server.altUrl), r.url);
+      assert.equal(r.kind, 'subresource');
+      assert.equal(r.page_id, page.id);
+      assert.equal(r.frame, 'main');
+    }
+    // The page's request log shows the refused hop, failed (the second interception failed it before
+    // playwright-core saw it: it was missing from the log).
+    const hop = strict.requests.list({ page_id: page.id }).find((e) => e.url.includes('?via=redirect'));
+    assert.equal(hop?.state, 'failed', JSON.stringify(hop));
+
+    assert.ok(redirectHopsHooked(), "redirect hops are judged in playwright-core's own pause");
+    assert.ok(redirectHopsJudgedCount() >= judged + 3, 'the three redirect hops were judged there');
+  });
+
+  test('a document redirected to a refused origin is still refused at the hop, paused once', async () => {
+    const page = strict.page();
+    const since = strict.network.lastSeq;
+    pauses.clear();
+    const target = `${server.altUrl}/echo?via=single-pause`;
+    const err = await rejectsWith(
+      page.open(`${server.url}/redirect?to=${encodeURIComponent(target)}`),
+      'permission_denied',
+    );
+    assert.equal(err.details.kind, 'redirect');
+    const rec = strict.blockedRequests({ since_seq: since });
+    assert.equal(rec[0]?.url, target);
+    assert.equal(rec[0]?.kind, 'redirect');
+    assert.equal(rec[0]?.page_id, page.id);
+    assert.ok(pauses.size >= 2, [...pauses.keys()].join(', '));
+    assert.deepEqual(
+      [...pauses].filter(([, n]) => n > 1).map(([k]) => k),
+      [],
+    );
+  });
+});
+
+describe('origin policy: redirect hops of out-of-process frames', () => {
+  test('a frame on another allowed site: its later navigation redirected to a refused origin is refused at the hop by the page layer', async () => {
+    // Two allowed sites (127.0.0.1 and localhost): the frame on the second runs in its own process.
+    const s = await engine.startSession({
+      policy: { allowed_origins: [server.url, server.altUrl], subresources: 'block' },
+    });
+    try {
+      const page = s.page();
+      const refused = `http://127.0.0.2:${server.port}/echo?via=oopif-later`;
+      const since = s.network.lastSeq;
+      await page.open(
+        `${server.url}/fixtures/policy/oopif-later-redirect.html?alt=${encodeURIComponent(server.altUrl)}&to=${encodeURIComponent(refused)}`,
+      );
+      const rec = await until(() => s.blockedRequests({ since_seq: since }).find((r) => r.url === refused));
+      // Judged where playwright-core pauses the frame's hop (the per-page interception this replaced judged it too).
+      assert.equal(rec.kind, 'redirect');
+      assert.equal(rec.frame, 'child');
+      assert.equal(rec.page_id, page.id);
+      assert.ok(page.backend.frames().every((f) => !f.url().startsWith('http://127.0.0.2')));
+    } finally {
+      await engine.closeSession(s.id);
+    }
+  });
+});
