@@ -54,3 +54,17 @@ describe('Deadline', () => {
     assert.equal(d.callerAborted(), true);
   });
 });
+
+describe('Deadline.settle', () => {
+  test('a settled deadline does not fire later', { timeout: 5000 }, async () => {
+    const d = Deadline.from({ timeoutMs: 60 });
+    const expired = d.expired();
+    expired.catch(() => {});
+    d.settle();
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(d.signal.aborted, false, 'the timer was cleared');
+    // An unsettled one still fires (the test's control).
+    const other = Deadline.from({ timeoutMs: 60 });
+    await assert.rejects(other.expired(), (e) => e instanceof DeadlineExpired);
+  });
+});

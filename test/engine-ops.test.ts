@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { EFFECTS, OPERATIONS, ops, toJsonSchema } from '../src/engine/api.js';
+import { Deadline } from '../src/engine/deadline.js';
 import { engineTestEnv, rejectsWith } from './helpers/engine.js';
 
 const { server, engine, session } = await engineTestEnv();
@@ -15,6 +16,25 @@ describe('engine operations', () => {
       const schema = toJsonSchema(op.input);
       assert.equal(typeof schema, 'object', op.name);
     }
+  });
+
+  test("a page operation's deadline is settled once its work settles: its timer does not fire later", async () => {
+    const page = session.page();
+    await ops.open.call(page, { url: `${server.url}/fixtures/actions/form.html` });
+    const settled: Deadline[] = [];
+    const original = Deadline.prototype.settle;
+    Deadline.prototype.settle = function (this: Deadline) {
+      settled.push(this);
+      original.call(this);
+    };
+    try {
+      await ops.snapshot.call(page, {}, { timeoutMs: 150 });
+    } finally {
+      Deadline.prototype.settle = original;
+    }
+    assert.equal(settled.length, 1, 'the snapshot settled its deadline');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(settled[0]!.signal.aborted, false, 'no timer fired after the operation');
   });
 
   test('bad input is invalid_request naming the field, and nothing runs', async () => {

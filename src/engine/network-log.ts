@@ -81,6 +81,10 @@ export class NetworkLog {
   private readonly entries: RequestEntry[] = [];
   private readonly byKey = new WeakMap<object, RequestEntry>();
   private readonly bodies = new Map<string, string>();
+  /** Bumped by every change of an entry's state or status, or of which entries the log holds. */
+  private version = 0;
+  /** failedUrls' last answer per page and resource type, valid while `version` stays the same. */
+  private readonly failedCache = new Map<string, { version: number; urls: string[] }>();
 
   /** What the log holds now (bounded by MAX_ENTRIES and MAX_BODIES): for the engine's counts. */
   get size(): { entries: number; bodies: number } {
@@ -119,6 +123,7 @@ export class NetworkLog {
   }
 
   private onEvent(pageId: string, e: RequestLogEvent): void {
+    this.version++;
     if (e.phase === 'request') {
       const post = e.postData;
       const entry: RequestEntry = {
@@ -169,6 +174,7 @@ export class NetworkLog {
         void e.readBody().then((buf) => {
           if (buf) this.keepBody(entry, buf.toString('utf8'));
           entry.state = 'finished';
+          this.version++;
           this.emit(entry);
         });
       } else {
@@ -215,6 +221,10 @@ export class NetworkLog {
    * a link's `error` event alone cannot tell a sheet that never loaded from one whose @import failed.
    */
   failedUrls(pageId: string, resourceType: string): string[] {
+    // Asked by every snapshot: the scan of up to MAX_ENTRIES entries is redone only after a change.
+    const key = `${pageId}\n${resourceType}`;
+    const hit = this.failedCache.get(key);
+    if (hit && hit.version === this.version) return [...hit.urls];
     const out = new Set<string>();
     for (const e of this.entries)
       if (
@@ -223,7 +233,10 @@ export class NetworkLog {
         (e.state === 'failed' || (e.status ?? 0) >= 400)
       )
         out.add(e.url);
-    return [...out];
+    const urls = [...out];
+    if (this.failedCache.size > 64) this.failedCache.clear();
+    this.failedCache.set(key, { version: this.version, urls });
+    return [...urls];
   }
 
   inflight(): number {

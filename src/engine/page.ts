@@ -147,7 +147,15 @@ export class Page {
   ): Promise<T> {
     const deadline = Deadline.from(opts);
     this.assertUsable();
-    return await this.queue.enqueue({ name, kind, run: fn }, deadline, (work) =>
+    // Once the work itself settled nothing waits on the deadline: its timer need not fire.
+    const run = async (d: Deadline): Promise<T> => {
+      try {
+        return await fn(d);
+      } finally {
+        d.settle();
+      }
+    };
+    return await this.queue.enqueue({ name, kind, run }, deadline, (work) =>
       this.session.guarded(this.crash.race(work)),
     );
   }

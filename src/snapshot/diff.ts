@@ -60,7 +60,8 @@ export function forgetBaselines(page: Page): void {
 }
 
 function signature(n: SnapshotNode, o: RenderOptions): string {
-  let s = nodeLine({ ...n, text: undefined }, o, true);
+  // The node's own line without its text (no copy of the node per signature).
+  let s = nodeLine(n, o, true, false, false);
   const texts: string[] = [];
   if (n.text) texts.push(n.text);
   for (const c of n.children) if (c.role === 'text' && c.text) texts.push(c.text);

@@ -90,8 +90,14 @@ export function statesText(
 }
 
 /** The line for one node, without indentation or children. `withRef` forces the ref (diffs). */
-export function nodeLine(n: SnapshotNode, o: RenderOptions, withRef: boolean, omitName = false): string {
-  if (n.role === 'text') return n.text ?? '';
+export function nodeLine(
+  n: SnapshotNode,
+  o: RenderOptions,
+  withRef: boolean,
+  omitName = false,
+  withText = true,
+): string {
+  if (n.role === 'text') return withText ? (n.text ?? '') : '';
   // The browser's role, always; a promoted clickable says so as a marker, like a state.
   let s = n.role;
   if (n.name && !omitName) s += ` ${quote(n.name)}`;
@@ -101,7 +107,7 @@ export function nodeLine(n: SnapshotNode, o: RenderOptions, withRef: boolean, om
   if (o.includeUrls && n.url) s += ` -> ${n.url}`;
   if (o.includeBoxes && n.bbox) s += ` [box=${n.bbox.join(',')}]`;
   if (n.frame_error) s += ` (content unavailable: ${n.frame_error})`;
-  if (n.text) s += `: ${n.text}`;
+  if (withText && n.text) s += `: ${n.text}`;
   return s;
 }
 
@@ -158,7 +164,7 @@ export function renderAgentText(root: SnapshotNode, o: RenderOptions): Rendered 
         return;
       }
       if (IO_CONTAINERS.has(n.role) && hasInteractive(n)) {
-        push(depth, nodeLine({ ...n, text: undefined }, o, false), n);
+        push(depth, nodeLine(n, o, false, false, false), n);
         children(n, depth + 1);
         return;
       }

@@ -10,10 +10,23 @@ import { randomBytes } from 'node:crypto';
 export const TOKEN_PATTERN = /^s[A-Za-z0-9_]{16}$/;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_';
 
+/**
+ * Random bytes drawn 4 KiB at a time, each byte used once: a snapshot prints a token per ref
+ * (hundreds on a large page), and one `randomBytes` call per token was a system call each, about
+ * a fifth of the door's own time per snapshot (CPU profile of the daemon, docs/benchmarks.md).
+ */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+
 function newToken(): string {
-  const bytes = randomBytes(16);
+  if (poolAt + 16 > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolAt = 0;
+  }
   let s = 's';
-  for (const b of bytes) s += ALPHABET[b % ALPHABET.length];
+  for (let i = poolAt; i < poolAt + 16; i++) s += ALPHABET[pool[i]! % ALPHABET.length];
+  poolAt += 16;
   return s;
 }
 
