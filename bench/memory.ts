@@ -1,6 +1,6 @@
 /**
  * npm run bench:memory [-- --doors all|none|mcp,provider,… --rounds 3 --levels 1,8,32|none --rest-ms 25000 --page wikipedia]
- *                      [-- --env-b NAME=value]
+ *                      [-- --env-b NAME=value] [-- --launch bin|node]
  *
  * First, per door command (`tabwright mcp`, `provider`, `serve` through its HTTP command API and
  * through /mcp, the `js` daemon, the `pipe` host; bench/lib/memory-doors.ts) with one page open
@@ -29,7 +29,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { availableMemory } from '../src/engine/engine-stats.js';
 import { startFixtureServer } from '../test/helpers/fixture-server.js';
-import { DOOR_COMMANDS, DOOR_LABELS, type DoorCommand, openDoor } from './lib/memory-doors.js';
+import {
+  cliArgv,
+  DOOR_COMMANDS,
+  DOOR_LABELS,
+  type DoorCommand,
+  type Launch,
+  openDoor,
+} from './lib/memory-doors.js';
 import { playwrightMcpTransport } from './lib/playwright-mcp.js';
 import { pssKb, treePids } from './lib/soak/tree.js';
 import { machine, median } from './lib/stats.js';
@@ -50,6 +57,8 @@ const ENV_B = arg('env-b');
 const ENV_B_KEY = ENV_B?.slice(0, ENV_B.indexOf('='));
 if (ENV_B !== undefined && !ENV_B_KEY) throw new Error(`--env-b wants NAME=value, got ${ENV_B}`);
 const PAGE = arg('page') ?? 'wikipedia';
+const LAUNCH = (arg('launch') ?? 'bin') as Launch;
+if (LAUNCH !== 'bin' && LAUNCH !== 'node') throw new Error(`--launch wants bin or node, got ${LAUNCH}`);
 const SETTLE_MS = 4000;
 /**
  * A second reading, after the process sat idle this long: V8's memory reducer frees the young
@@ -195,8 +204,10 @@ async function doorTable(url: string, origin: string, home: string, log: (l: str
         pid = t.pid!;
         stop = () => c.close();
       } else if (door.endsWith('+B'))
-        ({ pid, stop } = await withEnvB(() => openDoor(door.slice(0, -2) as DoorCommand, home, url, origin)));
-      else ({ pid, stop } = await openDoor(door as DoorCommand, home, url, origin));
+        ({ pid, stop } = await withEnvB(() =>
+          openDoor(door.slice(0, -2) as DoorCommand, home, url, origin, LAUNCH),
+        ));
+      else ({ pid, stop } = await openDoor(door as DoorCommand, home, url, origin, LAUNCH));
       const f = await settleAndRest(() => [pid], 1);
       await stop();
       seen.set(door, [...(seen.get(door) ?? []), f]);
@@ -234,7 +245,7 @@ async function main(): Promise<void> {
   const log = (l: string) => console.log(l);
   log(`machine: ${machine()}; memory available at start: ${(availableMemory() / 2 ** 30).toFixed(1)} GiB`);
   log(
-    `page: corpus/pages/${PAGE}; doors: ${DOORS.join(', ') || 'none'}; levels: ${LEVELS.join(', ') || 'none'}`,
+    `page: corpus/pages/${PAGE}; doors: ${DOORS.join(', ') || 'none'}; levels: ${LEVELS.join(', ') || 'none'}; launch: ${LAUNCH === 'bin' ? 'bin/tabwright.js as a program (as npx tabwright)' : 'node bin/tabwright.js'}`,
   );
   log(
     `load average at start: ${loadavg()
@@ -249,9 +260,10 @@ async function main(): Promise<void> {
     if (DOORS.length) await doorTable(url, fx.url, home, log);
     if (!LEVELS.length) return;
     // Ours: one serve process, one isolated MCP session (own browser context) per agent.
+    const [command, ...prefix] = cliArgv(LAUNCH) as [string, ...string[]];
     const serve = spawn(
-      process.execPath,
-      ['bin/tabwright.js', 'serve', '--port', '0', '--allow-origin', fx.url, '--min-free-mb', '0'],
+      command,
+      [...prefix, 'serve', '--port', '0', '--allow-origin', fx.url, '--min-free-mb', '0'],
       {
         stdio: ['ignore', 'pipe', 'ignore'],
         env: { ...process.env, TABWRIGHT_HOME: home, TABWRIGHT_LOG: 'error' },

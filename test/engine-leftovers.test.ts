@@ -256,43 +256,53 @@ describe('leftovers', () => {
     }
   });
 
-  test('tabwright mcp leaves nothing in its temporary directory when its client goes away', async () => {
-    const home = tempHome();
-    homes.push(home);
-    const tmp = mkdtempSync(join(tmpdir(), 'tabwright-leftovers-'));
-    try {
-      const child = spawn(process.execPath, ['bin/tabwright.js', 'mcp'], {
-        stdio: ['pipe', 'pipe', 'ignore'],
-        env: { ...process.env, TABWRIGHT_HOME: home.dir, TABWRIGHT_LOG: 'silent', TMPDIR: tmp },
-      });
-      let out = '';
-      child.stdout.on('data', (d) => {
-        out += d;
-      });
-      const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
-      send({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
-      });
-      await until('initialize', () => out.includes('"id":1'));
-      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      send({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: { name: 'navigate', arguments: { url: 'about:blank' } },
-      });
-      await until('navigate', () => out.includes('"id":2'), 30_000);
-      assert.ok(readdirSync(tmp).length > 0, 'the browser used the temporary directory');
-      const exited = once(child, 'exit');
-      child.stdin.end();
-      await exited;
-      assert.deepEqual(readdirSync(tmp), [], 'nothing left in TMPDIR');
-      assert.deepEqual(records(home.dir), []);
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
-  });
+  // As the tests run it, and as an MCP client does (`npx tabwright mcp`: bin/tabwright.js run as a
+  // program, whose sh line execs node: test/launcher.test.ts).
+  for (const [how, argv] of [
+    ['node bin/tabwright.js mcp', [process.execPath, 'bin/tabwright.js']],
+    ['bin/tabwright.js mcp, run as a program', ['bin/tabwright.js']],
+  ] as const)
+    test(`tabwright mcp leaves nothing in its temporary directory when its client goes away (${how})`, async () => {
+      const home = tempHome();
+      homes.push(home);
+      const tmp = mkdtempSync(join(tmpdir(), 'tabwright-leftovers-'));
+      try {
+        const child = spawn(argv[0], [...argv.slice(1), 'mcp'], {
+          stdio: ['pipe', 'pipe', 'ignore'],
+          env: { ...process.env, TABWRIGHT_HOME: home.dir, TABWRIGHT_LOG: 'silent', TMPDIR: tmp },
+        });
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+        });
+        const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
+        send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 't', version: '0' },
+          },
+        });
+        await until('initialize', () => out.includes('"id":1'));
+        send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        send({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'navigate', arguments: { url: 'about:blank' } },
+        });
+        await until('navigate', () => out.includes('"id":2'), 30_000);
+        assert.ok(readdirSync(tmp).length > 0, 'the browser used the temporary directory');
+        const exited = once(child, 'exit');
+        child.stdin.end();
+        await exited;
+        assert.deepEqual(readdirSync(tmp), [], 'nothing left in TMPDIR');
+        assert.deepEqual(records(home.dir), []);
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    });
 });

@@ -6,8 +6,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ProviderClient } from '../../src/conformance/client.js';
 import { jsCli } from '../../test/helpers/js-cli.js';
-import { BIN, spawnProvider } from '../../test/helpers/provider.js';
+import { BIN, ROOT } from '../../test/helpers/provider.js';
 import { spawnServe } from '../../test/helpers/serve.js';
 
 /**
@@ -33,6 +34,20 @@ export const DOOR_LABELS: Record<DoorCommand, string> = {
   js: '`tabwright js` daemon',
   pipe: '`tabwright pipe` host',
 };
+
+/**
+ * How a door command is started: `bin`, the way a user or an MCP client runs it (`npx tabwright
+ * mcp`, an installed `tabwright mcp`: bin/tabwright.js executed as a program, whose sh line sets
+ * glibc's malloc trim threshold and execs node); `node`, as the tests do (`node bin/tabwright.js
+ * mcp`: the same CLI without that variable). The `js` row is the same either way: its CLI starts
+ * the daemon with the variable (src/cli/malloc-env.ts).
+ */
+export type Launch = 'bin' | 'node';
+
+/** The argv prefix that starts the CLI under `launch`. */
+export function cliArgv(launch: Launch): string[] {
+  return launch === 'bin' ? [BIN] : [process.execPath, BIN];
+}
 
 const env = (home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
   ...process.env,
@@ -79,12 +94,14 @@ export async function openDoor(
   home: string,
   url: string,
   origin: string,
+  launch: Launch = 'bin',
 ): Promise<OpenDoor> {
+  const [command, ...prefix] = cliArgv(launch) as [string, ...string[]];
   switch (door) {
     case 'mcp': {
       const t = new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'mcp', '--allow-origin', origin],
+        command,
+        args: [...prefix, 'mcp', '--allow-origin', origin],
         env: env(home) as Record<string, string>,
         stderr: 'ignore',
       });
@@ -92,7 +109,7 @@ export async function openDoor(
       return { pid: t.pid!, stop: () => c.close() };
     }
     case 'provider': {
-      const p = spawnProvider(home, [], env(home));
+      const p = ProviderClient.spawn([command, ...prefix, 'provider'], { env: env(home), cwd: ROOT });
       const ensured = await p.call('session.ensure', {
         client_session_id: 'bench-memory',
         isolation: 'per_session',
@@ -103,7 +120,7 @@ export async function openDoor(
     }
     case 'serve':
     case 'serve-mcp': {
-      const s = await spawnServe(home, ['--allow-origin', origin], env(home));
+      const s = await spawnServe(home, ['--allow-origin', origin], env(home), [command, ...prefix]);
       if (door === 'serve') {
         const { id } = await httpCommand(s.url, { method: 'start' });
         await httpCommand(s.url, { id, method: 'go_to_url', params: { url, timeoutMs: 60_000 } });
@@ -132,7 +149,7 @@ export async function openDoor(
       const agent = join(home, 'bench-memory-pipe-agent.mjs');
       writeFileSync(agent, PIPE_AGENT);
       // The default MAC rules (loopback hosts, every action) on both sides.
-      const host = spawn(process.execPath, [BIN, 'pipe', '--agent', `${process.execPath} ${agent} ${url}`], {
+      const host = spawn(command, [...prefix, 'pipe', '--agent', `${process.execPath} ${agent} ${url}`], {
         env: env(home),
         stdio: ['ignore', 'ignore', 'pipe'],
       });

@@ -8,9 +8,10 @@
  * below the new threshold then comes from the main heap, which is given back only when 2 × that much
  * is free at its top: measured with one page open, 5-6 MB more anonymous memory per process, and
  * 10-14 MB more for `serve` through /mcp. Setting any of glibc's malloc thresholds in the
- * environment turns that adjustment off. It must be in the environment when the process starts,
- * so a command started by a user gets it only from them (README, environment variables).
- * Other C libraries ignore the variable.
+ * environment turns that adjustment off. It must be in the environment when the process starts:
+ * a command a user or an MCP client starts gets it from bin/tabwright.js run as a program (its sh
+ * line sets the same value under the same conditions; `node bin/tabwright.js` does not), the daemon
+ * from here, whichever way its CLI was started. Other C libraries ignore the variable.
  */
 export const MALLOC_TRIM_THRESHOLD = '131072';
 

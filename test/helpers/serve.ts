@@ -16,8 +16,10 @@ export async function spawnServe(
   home: string,
   args: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  /** What starts the CLI (default `node bin/tabwright.js`; `['bin/tabwright.js']` runs it as a program). */
+  cli: string[] = [process.execPath, 'bin/tabwright.js'],
 ): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['bin/tabwright.js', 'serve', '--port', '0', ...args], {
+  const child = spawn(cli[0]!, [...cli.slice(1), 'serve', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, TABWRIGHT_HOME: home, TABWRIGHT_LOG: process.env.TABWRIGHT_LOG ?? 'warn', ...env },
   });

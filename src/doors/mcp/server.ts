@@ -1,5 +1,4 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { EFFECTS, log, TabwrightError, toJsonSchema } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
 import { VERSION } from '../../version.js';
@@ -7,6 +6,7 @@ import { dispatch, InvalidParams, invalidRequest, MethodTable } from '../kit/ind
 import { renderError } from './render.js';
 import { ClientScope, type ScopeOptions } from './scope.js';
 import { ALL_TOOLS } from './table.js';
+import { ToolServer } from './tool-server.js';
 import type { ToolContent, ToolDef } from './tools.js';
 
 export interface McpDoorOptions extends ScopeOptions {
@@ -66,7 +66,7 @@ function annotations(t: ToolDef): { annotations?: Record<string, boolean> } {
 }
 
 export interface McpDoor {
-  server: Server;
+  server: ToolServer;
   scope: ClientScope;
   /** Closes the MCP server and every session this client started. */
   close(): Promise<void>;
@@ -81,14 +81,14 @@ export function createMcpDoor(engine: Engine, opts: McpDoorOptions = {}): McpDoo
   const table = new MethodTable(tools);
   const listing = toolListing(tools);
   const scope = new ClientScope(engine, opts);
-  const server = new Server(
+  const server = new ToolServer(
     { name: 'tabwright', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+  server.setToolCallHandler(async (req, extra) => {
     const { name, arguments: args } = req.params;
     const t0 = Date.now();
     try {
