@@ -1,4 +1,5 @@
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { EFFECTS, log, TabwrightError, toJsonSchema } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
 import { VERSION } from '../../version.js';
@@ -6,7 +7,6 @@ import { dispatch, InvalidParams, invalidRequest, MethodTable } from '../kit/ind
 import { renderError } from './render.js';
 import { ClientScope, type ScopeOptions } from './scope.js';
 import { ALL_TOOLS } from './table.js';
-import { ToolServer } from './tool-server.js';
 import type { ToolContent, ToolDef } from './tools.js';
 
 export interface McpDoorOptions extends ScopeOptions {
@@ -66,7 +66,7 @@ function annotations(t: ToolDef): { annotations?: Record<string, boolean> } {
 }
 
 export interface McpDoor {
-  server: ToolServer;
+  server: Server;
   scope: ClientScope;
   /** Closes the MCP server and every session this client started. */
   close(): Promise<void>;
@@ -81,14 +81,14 @@ export function createMcpDoor(engine: Engine, opts: McpDoorOptions = {}): McpDoo
   const table = new MethodTable(tools);
   const listing = toolListing(tools);
   const scope = new ClientScope(engine, opts);
-  const server = new ToolServer(
+  const server = new Server(
     { name: 'tabwright', version: VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
 
-  server.setToolCallHandler(async (req, extra) => {
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const { name, arguments: args } = req.params;
     const t0 = Date.now();
     try {
