@@ -18,9 +18,9 @@ import { createRequire } from 'node:module';
  * `_onRequestPaused`): a hop with `redirectedRequestId` in a context that has a judge is judged
  * from the paused event itself (URL, method, resource type, frame) before playwright-core handles
  * it. A refused hop is handed on to playwright-core as usual (it records the redirect, so the
- * request log shows it), with its session's continue of that one request turned into
- * `Fetch.failRequest` (`Aborted` for documents, `BlockedByClient` for the rest): the hop is failed,
- * never sent.
+ * request log shows it), after it was failed at once on its own session with
+ * `Fetch.failRequest` (`Aborted` for documents, `BlockedByClient` for the rest; playwright-core's
+ * later continue of that request is a no-op): the hop is failed, never sent.
  *
  * The network manager's class is not exported: it is found on the first page playwright-core
  * creates in this process (its constructor asks the page `needsRequestInterception()` right after
@@ -181,20 +181,24 @@ function patchNetworkManager(manager: object | undefined): void {
 }
 
 /**
- * The same session info, whose session fails the one request where playwright-core would
- * continue it (whichever of its paths does, now or after it waited for the request's
- * `Network.requestWillBeSent`).
+ * Fails the refused hop at once on the paused event's own session (not waiting for playwright-core
+ * to continue it: whichever path it would take, the hop never leaves), and hands playwright-core
+ * the same session info whose session answers any later `Fetch.*` call for that one request
+ * (its continue, now or after it waited for the request's `Network.requestWillBeSent`) with a
+ * resolved no-op, so that it records the redirect (the request log shows the hop refused).
  */
 function refusing(info: SessionInfo, requestId: string, errorReason: string): SessionInfo {
   const real = info.session;
-  const swap = (method: string, params: unknown): [string, unknown] =>
-    method === 'Fetch.continueRequest' &&
-    (params as { requestId?: string } | undefined)?.requestId === requestId
-      ? ['Fetch.failRequest', { requestId, errorReason }]
-      : [method, params];
+  try {
+    void Promise.resolve(real._sendMayFail('Fetch.failRequest', { requestId, errorReason })).catch(() => {});
+  } catch {}
+  const isThisRequest = (method: string, params: unknown): boolean =>
+    method.startsWith('Fetch.') && (params as { requestId?: string } | undefined)?.requestId === requestId;
   const session = Object.create(real) as SessionLike;
-  session._sendMayFail = (method, params) => real._sendMayFail(...swap(method, params));
-  session.send = (method, params) => real.send(...swap(method, params));
+  session._sendMayFail = (method, params) =>
+    isThisRequest(method, params) ? Promise.resolve(undefined) : real._sendMayFail(method, params);
+  session.send = (method, params) =>
+    isThisRequest(method, params) ? Promise.resolve({}) : real.send(method, params);
   return { ...info, session };
 }
 
