@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { redirectHopsHooked, redirectHopsJudgedCount } from '../src/backends/chromium/redirect-hops.js';
 import type { Engine, Session } from '../src/index.js';
@@ -120,6 +122,8 @@ describe('origin policy: one interception per request', () => {
     // playwright-core saw it: it was missing from the log).
     const hop = strict.requests.list({ page_id: page.id }).find((e) => e.url.includes('?via=redirect'));
     assert.equal(hop?.state, 'failed', JSON.stringify(hop));
+    // Failed by the judge (Fetch.failRequest BlockedByClient, as Chromium words it), not by the policy proxy.
+    assert.equal(hop?.failure, 'net::ERR_BLOCKED_BY_CLIENT.Inspector', JSON.stringify(hop));
 
     assert.ok(redirectHopsHooked(), "redirect hops are judged in playwright-core's own pause");
     assert.ok(redirectHopsJudgedCount() >= judged + 3, 'the three redirect hops were judged there');
@@ -155,17 +159,34 @@ describe('origin policy: redirect hops of out-of-process frames', () => {
     });
     try {
       const page = s.page();
-      const refused = `http://127.0.0.2:${server.port}/echo?via=oopif-later`;
-      const since = s.network.lastSeq;
-      await page.open(
-        `${server.url}/fixtures/policy/oopif-later-redirect.html?alt=${encodeURIComponent(server.altUrl)}&to=${encodeURIComponent(refused)}`,
-      );
-      const rec = await until(() => s.blockedRequests({ since_seq: since }).find((r) => r.url === refused));
-      // Judged where playwright-core pauses the frame's hop (the per-page interception this replaced judged it too).
-      assert.equal(rec.kind, 'redirect');
-      assert.equal(rec.frame, 'child');
-      assert.equal(rec.page_id, page.id);
-      assert.ok(page.backend.frames().every((f) => !f.url().startsWith('http://127.0.0.2')));
+      // The refused origin is served for real (127.0.0.2): a hop that left would reach it.
+      const seen: string[] = [];
+      const other: Server = createServer((req, res) => {
+        seen.push(req.url ?? '');
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<title>refused origin</title>');
+      });
+      await new Promise<void>((r) => other.listen(0, '127.0.0.2', r));
+      try {
+        const refused = `http://127.0.0.2:${(other.address() as AddressInfo).port}/echo?via=oopif-later`;
+        const since = s.network.lastSeq;
+        await page.open(
+          `${server.url}/fixtures/policy/oopif-later-redirect.html?alt=${encodeURIComponent(server.altUrl)}&to=${encodeURIComponent(refused)}`,
+        );
+        const rec = await until(() => s.blockedRequests({ since_seq: since }).find((r) => r.url === refused));
+        // Judged where playwright-core pauses the frame's hop (the per-page interception this replaced judged it too).
+        assert.equal(rec.kind, 'redirect');
+        assert.equal(rec.frame, 'child');
+        assert.equal(rec.page_id, page.id);
+        // The hop failed with the judge's error (a document: Aborted), not the policy proxy's.
+        const hop = await until(() =>
+          s.requests.list({ page_id: page.id }).find((e) => e.url === refused && e.state === 'failed'),
+        );
+        assert.equal(hop.failure, 'net::ERR_ABORTED', JSON.stringify(hop));
+        assert.deepEqual(seen, [], 'the refused origin never saw the hop');
+        assert.ok(page.backend.frames().every((f) => !f.url().startsWith('http://127.0.0.2')));
+      } finally {
+        await new Promise((r) => other.close(r));
+      }
     } finally {
       await engine.closeSession(s.id);
     }
