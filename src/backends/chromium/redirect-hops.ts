@@ -220,6 +220,15 @@ export function redirectHopsHooked(): boolean {
   return installed && !failed && patched;
 }
 
+/**
+ * Test/diagnostic switch: `TABWRIGHT_REDIRECT_GATE=page` forces the per-page `Fetch` interception
+ * (chromium-browser.ts's fallback) instead of judging hops in playwright-core's own pause. Read
+ * when a context's request filter is set.
+ */
+export function redirectGateForcedToPage(): boolean {
+  return process.env.TABWRIGHT_REDIRECT_GATE === 'page';
+}
+
 /** Sets (or, with null, removes) the judge of one browser context's redirect hops. */
 export function setRedirectJudge(contextGuid: string, judge: RedirectJudge | null): void {
   if (judge) judges.set(contextGuid, judge);
