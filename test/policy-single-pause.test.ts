@@ -3,7 +3,11 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { redirectHopsHooked, redirectHopsJudgedCount } from '../src/backends/chromium/redirect-hops.js';
+import {
+  redirectHopsHooked,
+  redirectHopsJudgedCount,
+  redirectHopsPagesRemembered,
+} from '../src/backends/chromium/redirect-hops.js';
 import type { Engine, Session } from '../src/index.js';
 import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
@@ -54,6 +58,11 @@ serverPage.needsRequestInterception = function (this: {
   spyOn(this.delegate?._mainFrameSession?._client?._connection);
   return needs.call(this);
 };
+
+interface RoutableLike {
+  route(url: string, handler: (route: { continue(): Promise<void> }) => unknown): Promise<void>;
+  unroute(url: string, handler: (route: { continue(): Promise<void> }) => unknown): Promise<void>;
+}
 
 let server: FixtureServer;
 let engine: Engine;
@@ -179,6 +188,18 @@ for (const gate of ['hook', 'page'] as const) {
         assert.ok(redirectHopsJudgedCount() > judged);
       }
     });
+  });
+
+  test(`(${gate}) a page already answered is not remembered again when playwright-core re-asks it`, async () => {
+    const page = session().page();
+    await page.open(`${server.url}/echo?via=remembered`);
+    assert.equal(redirectHopsPagesRemembered(), 0, 'every judged page was asked about');
+    // A page route added or removed makes playwright-core ask the page needsRequestInterception() again.
+    const pw = (page.backend as unknown as { pw: RoutableLike }).pw;
+    const handler = (route: { continue(): Promise<void> }) => route.continue();
+    await pw.route('**/never-requested', handler);
+    await pw.unroute('**/never-requested', handler);
+    assert.equal(redirectHopsPagesRemembered(), 0, 'the re-asked page was not remembered again');
   });
 
   // Not under TABWRIGHT_REDIRECT_GATE=page: the per-page gate has no Fetch session on an

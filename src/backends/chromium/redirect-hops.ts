@@ -67,6 +67,7 @@ interface PausedEvent {
 }
 interface ServerPage {
   guid?: string;
+  once?: (event: string, listener: () => void) => unknown;
   browserContext?: { guid?: string };
   delegate?: { _networkManager?: object; _targetId?: string };
 }
@@ -87,8 +88,14 @@ interface ServerPageProto {
   tabwrightRedirectHops?: boolean;
 }
 
-/** Pages (server guid → context guid) created with a judge, until chromium-browser.ts asks about them. */
+/**
+ * Pages (server guid → context guid) created with a judge, until chromium-browser.ts asks about them
+ * or the page closes. Each page is remembered once: playwright-core asks a page
+ * `needsRequestInterception()` again on every routing change, which must not re-add a page already
+ * answered (it would stay until the cap).
+ */
 const judgedPages = new Map<string, string>();
+const remembered = new WeakSet<ServerPage>();
 const MAX_PAGES_REMEMBERED = 1000;
 
 let installed = false;
@@ -132,9 +139,16 @@ export function installRedirectHops(): boolean {
       judges.has(contextGuid) &&
       (Object.getPrototypeOf(manager) as NetworkManagerProto).tabwrightRedirectHops === judges
     ) {
-      judgedPages.set(this.guid, contextGuid);
-      if (judgedPages.size > MAX_PAGES_REMEMBERED)
-        judgedPages.delete(judgedPages.keys().next().value as string);
+      if (!remembered.has(this)) {
+        remembered.add(this);
+        const guid = this.guid;
+        judgedPages.set(guid, contextGuid);
+        try {
+          this.once?.('close', () => judgedPages.delete(guid));
+        } catch {}
+        if (judgedPages.size > MAX_PAGES_REMEMBERED)
+          judgedPages.delete(judgedPages.keys().next().value as string);
+      }
     }
     return needs.call(this);
   };
@@ -233,6 +247,11 @@ export function redirectGateForcedToPage(): boolean {
 export function setRedirectJudge(contextGuid: string, judge: RedirectJudge | null): void {
   if (judge) judges.set(contextGuid, judge);
   else judges.delete(contextGuid);
+}
+
+/** For tests: pages remembered as judged and not yet asked about (nor closed). */
+export function redirectHopsPagesRemembered(): number {
+  return judgedPages.size;
 }
 
 /** For tests: redirect hops judged in this process so far. */
