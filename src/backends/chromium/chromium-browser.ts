@@ -89,7 +89,8 @@ export class ChromiumBrowser implements BackendBrowser {
   wrapPage = (p: Page): ChromiumPage => {
     let w = this.pages.get(p);
     if (!w) {
-      w = new ChromiumPage(p, () => this.isConnected(), this.wrapPage);
+      const owned = this.connection === 'launched' || this.connection === 'persistent';
+      w = new ChromiumPage(p, () => this.isConnected(), this.wrapPage, owned);
       this.pages.set(p, w);
     }
     return w;
