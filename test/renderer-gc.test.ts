@@ -3,6 +3,7 @@ import { after, test } from 'node:test';
 import type { CDPSession } from 'playwright-core';
 import { type ChromiumPage, RENDERER_GC_EVERY_DEFAULT } from '../src/backends/chromium/chromium-page.js';
 import { newEngine, tempHome } from './helpers/engine.js';
+import { startDebuggableChromium } from './helpers/external-browser.js';
 import { startFixtureServer } from './helpers/fixture-server.js';
 
 // A page that goes from document to document for hours keeps its old documents' heaps until V8
@@ -71,4 +72,23 @@ test('a page’s renderer gets a full GC every few documents its main frame load
   assert.ok(counters.documents <= 2, `documents in the renderer: ${counters.documents}`);
   await probe.detach().catch(() => {});
   await engine.closeSession(session.id);
+});
+
+test('no renderer GC on an attached user-owned browser (its tabs are not ours to GC)', async () => {
+  const external = await startDebuggableChromium();
+  const attachHome = tempHome();
+  const attached = newEngine(attachHome.dir);
+  try {
+    const s = await attached.startSession({ kind: 'attach', endpoint: external.httpEndpoint });
+    const page = s.page();
+    const docs = ['a.html', 'b.html'];
+    for (let i = 0; i < RENDERER_GC_EVERY_DEFAULT * 2; i++)
+      await page.open(`${server.url}/fixtures/nav/${docs[i % 2]}`);
+    assert.equal((page.backend as unknown as ChromiumPage).rendererGcs, 0);
+    await attached.closeSession(s.id);
+  } finally {
+    await attached.close();
+    await external.stop();
+    attachHome.cleanup();
+  }
 });

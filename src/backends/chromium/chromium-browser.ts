@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, Frame, Page, Route } from 'playwright-core';
+import { log } from '../../engine/log.js';
 import { CLOSED_SHADOW_INIT } from '../../snapshot/injected/bundle.generated.js';
 import type {
   BackendBrowser,
@@ -18,8 +19,17 @@ import { commandLineFlag, forceClose, type LaunchedProcess } from '../process-tr
 import type { RawBackendOps } from '../raw.js';
 import { ChromiumPage } from './chromium-page.js';
 import { chromiumRaw } from './raw.js';
-import { type RedirectHop, redirectHopsJudgedOn, setRedirectJudge } from './redirect-hops.js';
+import {
+  type RedirectHop,
+  redirectGateForcedToPage,
+  redirectHopsHooked,
+  redirectHopsJudgedOn,
+  setRedirectJudge,
+} from './redirect-hops.js';
 import { translatePlaywrightError } from './translate-error.js';
+
+/** The warning that redirect-hops.ts's hook is missing, given once per process. */
+let warnedNoHook = false;
 
 export type ChromiumConnection = 'launched' | 'persistent' | 'cdp' | 'remote';
 
@@ -79,7 +89,8 @@ export class ChromiumBrowser implements BackendBrowser {
   wrapPage = (p: Page): ChromiumPage => {
     let w = this.pages.get(p);
     if (!w) {
-      w = new ChromiumPage(p, () => this.isConnected(), this.wrapPage);
+      const owned = this.connection === 'launched' || this.connection === 'persistent';
+      w = new ChromiumPage(p, () => this.isConnected(), this.wrapPage, owned);
       this.pages.set(p, w);
     }
     return w;
@@ -299,6 +310,7 @@ export class ChromiumContext implements BackendContext {
     }
   }
   private readonly redirectGates = new WeakMap<Page, Promise<void>>();
+  private pageGateForced = false;
 
   private webSocketsRouted = false;
 
@@ -324,8 +336,10 @@ export class ChromiumContext implements BackendContext {
       );
     }
     // Redirect hops are judged where playwright-core pauses them (redirect-hops.ts), when it can be.
+    // TABWRIGHT_REDIRECT_GATE=page (tests, diagnostics): no judge there, every page gated itself.
     const guid = guidOf(this.pw);
-    if (guid) setRedirectJudge(guid, filter ? (hop) => this.judgeHop(hop) : null);
+    this.pageGateForced = redirectGateForcedToPage();
+    if (guid) setRedirectJudge(guid, filter && !this.pageGateForced ? (hop) => this.judgeHop(hop) : null);
     if (filter && !this.routed) {
       this.routed = true;
       if (guid) this.pw.on('close', () => setRedirectJudge(guid, null));
@@ -436,9 +450,14 @@ export class ChromiumContext implements BackendContext {
   private gateRedirects(p: Page): Promise<void> {
     let gate = this.redirectGates.get(p);
     if (!gate) {
-      gate = redirectHopsJudgedOn(guidOf(p), guidOf(this.pw))
-        ? Promise.resolve()
-        : this.installRedirectGate(p).catch(() => {});
+      const judged = !this.pageGateForced && redirectHopsJudgedOn(guidOf(p), guidOf(this.pw));
+      if (!judged && !this.pageGateForced && !redirectHopsHooked() && !warnedNoHook) {
+        warnedNoHook = true;
+        log.warn(
+          "redirect hops: playwright-core's request pause could not be hooked (redirect-hops.ts); each page gets its own Fetch interception (every request paused twice)",
+        );
+      }
+      gate = judged ? Promise.resolve() : this.installRedirectGate(p).catch(() => {});
       this.redirectGates.set(p, gate);
     }
     return gate;

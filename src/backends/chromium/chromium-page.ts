@@ -124,9 +124,11 @@ export class ChromiumPage implements BackendPage {
     readonly pw: Page,
     private readonly browserAlive: () => boolean,
     private readonly wrap: (p: Page) => ChromiumPage,
+    /** False on attached user-owned browsers (cdp, remote): their tabs' renderers are not ours to GC. */
+    ownedBrowser = true,
   ) {
     this.fast = new FastChannel(pw);
-    this.collectEveryDocuments(rendererGcEvery());
+    if (ownedBrowser) this.collectEveryDocuments(rendererGcEvery());
     this.input = new ChromiumInput(pw, browserAlive, this.fast);
     this.emulation = {
       setViewport: (size) => pw.setViewportSize(size).catch((e) => this.fail(e, 'page.set_viewport')),
@@ -151,7 +153,10 @@ export class ChromiumPage implements BackendPage {
    * (Bounds in docs/ARCHITECTURE.md): a page that stays open for hours and goes from document to
    * document otherwise keeps its old documents' heaps (and their DOM) until V8 decides to collect,
    * and V8's heap limit grows with what it keeps. One GC costs the renderer a few milliseconds of a
-   * small heap, against the hundreds a navigation costs; nobody waits for its reply.
+   * small heap, against the hundreds a navigation costs; nobody waits for its reply. Opening the
+   * fast channel's session from here cannot leave it cached as unavailable (a session that comes
+   * after FastChannel's 2 s race is adopted). Not on attached browsers (cdp, remote): a user's own
+   * Chrome tabs are not ours to GC.
    */
   private collectEveryDocuments(n: number): void {
     if (n <= 0) return;

@@ -19,5 +19,6 @@ export type Driver = typeof import('./driver.js');
 /** Whether the driver's request objects are bounded by ours (request-objects.ts). */
 export const requestObjectsBounded = boundRequestObjects();
 
-/** Whether redirect hops can be judged in playwright-core's own request pause (redirect-hops.ts). */
-export const redirectHopsHooked = installRedirectHops();
+// Redirect hops judged in playwright-core's own request pause (redirect-hops.ts): the hook goes on
+// before the first page. Where it cannot, chromium-browser.ts gates each page itself (and warns once).
+installRedirectHops();

@@ -29,7 +29,14 @@ export class FastChannel {
         const t: NodeJS.Timeout = setTimeout(() => resolve(null), 2000);
         t.unref();
       });
-      this.session = Promise.race([created, timeout]);
+      const raced = Promise.race([created, timeout]);
+      this.session = raced;
+      // A session that comes after the race gave up is adopted: a slow first open (a page busy
+      // loading, the renderer GC's open from the load handler) must not leave the channel cached as
+      // "no session" for the page's life. A refused session (null) stays cached.
+      void created.then((s) => {
+        if (s && this.session === raced) this.session = Promise.resolve(s);
+      });
     }
     return this.session;
   }

@@ -18,9 +18,9 @@ import { createRequire } from 'node:module';
  * `_onRequestPaused`): a hop with `redirectedRequestId` in a context that has a judge is judged
  * from the paused event itself (URL, method, resource type, frame) before playwright-core handles
  * it. A refused hop is handed on to playwright-core as usual (it records the redirect, so the
- * request log shows it), with its session's continue of that one request turned into
- * `Fetch.failRequest` (`Aborted` for documents, `BlockedByClient` for the rest): the hop is failed,
- * never sent.
+ * request log shows it), after it was failed at once on its own session with
+ * `Fetch.failRequest` (`Aborted` for documents, `BlockedByClient` for the rest; playwright-core's
+ * later continue of that request is a no-op): the hop is failed, never sent.
  *
  * The network manager's class is not exported: it is found on the first page playwright-core
  * creates in this process (its constructor asks the page `needsRequestInterception()` right after
@@ -67,6 +67,7 @@ interface PausedEvent {
 }
 interface ServerPage {
   guid?: string;
+  once?: (event: string, listener: () => void) => unknown;
   browserContext?: { guid?: string };
   delegate?: { _networkManager?: object; _targetId?: string };
 }
@@ -87,8 +88,14 @@ interface ServerPageProto {
   tabwrightRedirectHops?: boolean;
 }
 
-/** Pages (server guid → context guid) created with a judge, until chromium-browser.ts asks about them. */
+/**
+ * Pages (server guid → context guid) created with a judge, until chromium-browser.ts asks about them
+ * or the page closes. Each page is remembered once: playwright-core asks a page
+ * `needsRequestInterception()` again on every routing change, which must not re-add a page already
+ * answered (it would stay until the cap).
+ */
 const judgedPages = new Map<string, string>();
+const remembered = new WeakSet<ServerPage>();
 const MAX_PAGES_REMEMBERED = 1000;
 
 let installed = false;
@@ -132,9 +139,16 @@ export function installRedirectHops(): boolean {
       judges.has(contextGuid) &&
       (Object.getPrototypeOf(manager) as NetworkManagerProto).tabwrightRedirectHops === judges
     ) {
-      judgedPages.set(this.guid, contextGuid);
-      if (judgedPages.size > MAX_PAGES_REMEMBERED)
-        judgedPages.delete(judgedPages.keys().next().value as string);
+      if (!remembered.has(this)) {
+        remembered.add(this);
+        const guid = this.guid;
+        judgedPages.set(guid, contextGuid);
+        try {
+          this.once?.('close', () => judgedPages.delete(guid));
+        } catch {}
+        if (judgedPages.size > MAX_PAGES_REMEMBERED)
+          judgedPages.delete(judgedPages.keys().next().value as string);
+      }
     }
     return needs.call(this);
   };
@@ -181,20 +195,24 @@ function patchNetworkManager(manager: object | undefined): void {
 }
 
 /**
- * The same session info, whose session fails the one request where playwright-core would
- * continue it (whichever of its paths does, now or after it waited for the request's
- * `Network.requestWillBeSent`).
+ * Fails the refused hop at once on the paused event's own session (not waiting for playwright-core
+ * to continue it: whichever path it would take, the hop never leaves), and hands playwright-core
+ * the same session info whose session answers any later `Fetch.*` call for that one request
+ * (its continue, now or after it waited for the request's `Network.requestWillBeSent`) with a
+ * resolved no-op, so that it records the redirect (the request log shows the hop refused).
  */
 function refusing(info: SessionInfo, requestId: string, errorReason: string): SessionInfo {
   const real = info.session;
-  const swap = (method: string, params: unknown): [string, unknown] =>
-    method === 'Fetch.continueRequest' &&
-    (params as { requestId?: string } | undefined)?.requestId === requestId
-      ? ['Fetch.failRequest', { requestId, errorReason }]
-      : [method, params];
+  try {
+    void Promise.resolve(real._sendMayFail('Fetch.failRequest', { requestId, errorReason })).catch(() => {});
+  } catch {}
+  const isThisRequest = (method: string, params: unknown): boolean =>
+    method.startsWith('Fetch.') && (params as { requestId?: string } | undefined)?.requestId === requestId;
   const session = Object.create(real) as SessionLike;
-  session._sendMayFail = (method, params) => real._sendMayFail(...swap(method, params));
-  session.send = (method, params) => real.send(...swap(method, params));
+  session._sendMayFail = (method, params) =>
+    isThisRequest(method, params) ? Promise.resolve(undefined) : real._sendMayFail(method, params);
+  session.send = (method, params) =>
+    isThisRequest(method, params) ? Promise.resolve({}) : real.send(method, params);
   return { ...info, session };
 }
 
@@ -216,10 +234,24 @@ export function redirectHopsHooked(): boolean {
   return installed && !failed && patched;
 }
 
+/**
+ * Test/diagnostic switch: `TABWRIGHT_REDIRECT_GATE=page` forces the per-page `Fetch` interception
+ * (chromium-browser.ts's fallback) instead of judging hops in playwright-core's own pause. Read
+ * when a context's request filter is set.
+ */
+export function redirectGateForcedToPage(): boolean {
+  return process.env.TABWRIGHT_REDIRECT_GATE === 'page';
+}
+
 /** Sets (or, with null, removes) the judge of one browser context's redirect hops. */
 export function setRedirectJudge(contextGuid: string, judge: RedirectJudge | null): void {
   if (judge) judges.set(contextGuid, judge);
   else judges.delete(contextGuid);
+}
+
+/** For tests: pages remembered as judged and not yet asked about (nor closed). */
+export function redirectHopsPagesRemembered(): number {
+  return judgedPages.size;
 }
 
 /** For tests: redirect hops judged in this process so far. */
