@@ -11,6 +11,7 @@ import {
 import type { Engine, Session } from '../src/index.js';
 import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import { until } from './helpers/until.js';
 
 /**
  * A restricted page's requests are paused once each in Chromium: the origin policy judges redirect
@@ -69,16 +70,6 @@ let engine: Engine;
 let strict: Session;
 let strictPageGate: Session;
 const home = tempHome();
-
-async function until<T>(fn: () => T | undefined | false, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > end) assert.fail('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 before(async () => {
   server = await startFixtureServer();

@@ -7,21 +7,12 @@ import { after, before, describe, test } from 'node:test';
 import type { Engine, Session } from '../src/index.js';
 import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
+import { until } from './helpers/until.js';
 
 let server: FixtureServer;
 let engine: Engine;
 let strict: Session;
 const home = tempHome();
-
-async function until<T>(fn: () => T | undefined | false, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > end) assert.fail('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** The attack page on the allowed origin, told where the disallowed origin is. */
 const attackUrl = (file: string) =>
