@@ -54,9 +54,26 @@ export const DISABLED_FEATURES = [
   // Autofill's field-type queries to content-autofill.googleapis.com for every page with a form:
   // refused by a session's origin policy (its proxy logs each one) and useless to an agent.
   'AutofillServerCommunication',
+  // The two below are in playwright-core's own list too, so local launches had them; a Grid node's
+  // chromedriver adds no --disable-features, and its Chromium resolved clients2.google.com (the
+  // network time service) and optimizationguide-pa.googleapis.com (optimization hints) during the
+  // Grid tests (captured with tcpdump on port 53, 2026-12-02).
+  'NetworkTimeServiceQuerying',
+  'OptimizationHints',
 ];
 
 const DISABLE = '--disable-features=';
+
+/**
+ * `args` with its --disable-features switches and ours merged into one at the end (Chromium keeps
+ * only the last of a switch given twice): for launches where no driver adds its own list (a Grid
+ * node's chromedriver adds none).
+ */
+export function withDisabledFeatures(args: string[]): string[] {
+  const names = args.filter((a) => a.startsWith(DISABLE)).flatMap((a) => a.slice(DISABLE.length).split(','));
+  const merged = [...new Set([...names, ...DISABLED_FEATURES].filter(Boolean))];
+  return [...args.filter((a) => !a.startsWith(DISABLE)), `${DISABLE}${merged.join(',')}`];
+}
 
 /**
  * A launch's arguments with a single --disable-features: Chromium keeps only the last of a switch

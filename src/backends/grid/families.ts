@@ -1,6 +1,6 @@
 import { TabwrightError } from '../../engine/errors.js';
 import type { Backend, BackendBrowser, BrowserFamily, PlacementRequest } from '../backend.js';
-import { isRoot, QUIET_FLAGS, WEBRTC_FLAGS } from '../chromium/flags.js';
+import { isRoot, QUIET_FLAGS, WEBRTC_FLAGS, withDisabledFeatures } from '../chromium/flags.js';
 
 export type Capabilities = Record<string, unknown>;
 
@@ -24,15 +24,16 @@ const chromium: GridFamily = {
   capabilities(req, extra, onThisMachine) {
     const theirs = (extra['goog:chromeOptions'] ?? {}) as { args?: string[] };
     // Our launch flags (quiet network, no WebRTC UDP), headless; --no-sandbox only where we know the
-    // node runs as root: on this machine, as we do.
-    const args = [
+    // node runs as root: on this machine, as we do. One --disable-features: ours (services that call
+    // home; chromedriver adds none) merged with any the caller disables.
+    const args = withDisabledFeatures([
       ...QUIET_FLAGS,
       ...WEBRTC_FLAGS,
       ...(req.headless ? ['--headless=new'] : []),
       ...(onThisMachine && isRoot() ? ['--no-sandbox'] : []),
       ...req.args,
       ...(theirs.args ?? []),
-    ];
+    ]);
     return {
       browserName: 'chrome',
       // chromedriver must never answer a dialog: the engine's dialog policy does.
