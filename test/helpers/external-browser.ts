@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { requireChromium } from '../../src/backends/chromium/discovery.js';
-import { chromiumFlags } from '../../src/backends/chromium/flags.js';
+import { chromiumFlags, withDisabledFeatures } from '../../src/backends/chromium/flags.js';
 
 /**
  * Browsers started by tests the way a user would start them, outside the
@@ -22,13 +22,15 @@ export async function startDebuggableChromium(): Promise<DebuggableChromium> {
   const dir = mkdtempSync(join(tmpdir(), 'tabwright-attach-'));
   const proc = spawn(
     requireChromium().path,
-    [
+    // Our disabled features too: without a driver's list this browser would resolve Google's hosts
+    // (network time, autofill, optimization hints) during the suite.
+    withDisabledFeatures([
       ...chromiumFlags(),
       '--headless=new',
       '--remote-debugging-port=0',
       `--user-data-dir=${dir}`,
       'about:blank',
-    ],
+    ]),
     // Its own process group, so stop() ends the helpers (renderer, GPU, crashpad) with the browser.
     { stdio: 'ignore', detached: true },
   );
