@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
+import { driverDefaultArgs } from '../src/backends/chromium/default-args.js';
 import { requireChromium } from '../src/backends/chromium/discovery.js';
+import { launchArgs } from '../src/backends/chromium/flags.js';
 import { type DoorHarness, doorHarness } from './helpers/http.js';
 
 let h: DoorHarness;
@@ -13,7 +15,12 @@ before(async () => {
   h = await doorHarness();
   id = await h.start();
   await h.ok(id, 'go_to_url', { url: `${h.fixtures.url}/fixtures/dashboard/login.html` });
-  browser = await chromium.launch({ executablePath: requireChromium().path, headless: true });
+  // The human's browser gets our launch flags too, or it resolves Google's hosts during the suite.
+  browser = await chromium.launch({
+    executablePath: requireChromium().path,
+    headless: true,
+    ...launchArgs([], driverDefaultArgs()),
+  });
 });
 after(async () => {
   await browser?.close().catch(() => {});
