@@ -6,9 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ProviderClient } from '../../src/conformance/client.js';
 import { jsCli } from '../../test/helpers/js-cli.js';
-import { BIN, ROOT } from '../../test/helpers/provider.js';
+import { BIN, spawnProvider } from '../../test/helpers/provider.js';
 import { spawnServe } from '../../test/helpers/serve.js';
 
 /**
@@ -109,7 +108,7 @@ export async function openDoor(
       return { pid: t.pid!, stop: () => c.close() };
     }
     case 'provider': {
-      const p = ProviderClient.spawn([command, ...prefix, 'provider'], { env: env(home), cwd: ROOT });
+      const p = spawnProvider(home, [], env(home), cliArgv(launch));
       const ensured = await p.call('session.ensure', {
         client_session_id: 'bench-memory',
         isolation: 'per_session',

@@ -11,10 +11,12 @@ export function spawnProvider(
   home: string,
   args: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  /** What starts the CLI (default `node bin/tabwright.js`; `[BIN]` runs it as a program). */
+  cli: string[] = [process.execPath, BIN],
 ): ProviderClient {
   if (!existsSync(resolve(ROOT, 'dist/cli/provider.js')))
     throw new Error('dist/ is missing the provider: run `npm run -s build` first');
-  return ProviderClient.spawn([process.execPath, BIN, 'provider', ...args], {
+  return ProviderClient.spawn([...cli, 'provider', ...args], {
     env: { TABWRIGHT_HOME: home, TABWRIGHT_LOG: process.env.TABWRIGHT_LOG ?? 'warn', ...env },
     cwd: ROOT,
   });
