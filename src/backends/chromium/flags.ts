@@ -86,13 +86,9 @@ export function launchArgs(
   driverDefaults: string[],
 ): { args: string[]; ignoreDefaultArgs: string[] } {
   const driverSwitch = driverDefaults.find((a) => a.startsWith(DISABLE));
-  const callers = extra.filter((a) => a.startsWith(DISABLE));
-  const rest = extra.filter((a) => !a.startsWith(DISABLE));
   if (!driverSwitch) return { args: chromiumFlags(extra), ignoreDefaultArgs: [] };
-  const names = [driverSwitch, ...callers].flatMap((a) => a.slice(DISABLE.length).split(','));
-  const merged = [...new Set([...names, ...DISABLED_FEATURES].filter(Boolean))];
   return {
-    args: [...chromiumFlags(rest), `${DISABLE}${merged.join(',')}`],
+    args: withDisabledFeatures([driverSwitch, ...chromiumFlags(extra)]),
     ignoreDefaultArgs: [driverSwitch],
   };
 }
