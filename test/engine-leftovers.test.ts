@@ -5,20 +5,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { isAlive as alive } from '../src/backends/process-tree.js';
 import { newEngine, tempHome } from './helpers/engine.js';
 
 // Nothing a session creates is left after it closes: no browser process, no temporary profile, no
 // work directory, whether the engine closes gracefully, by force, or its process is killed outright.
 // (Run `npm run -s build` first: the last two tests spawn the CLI.)
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const records = (home: string) => {
   const dir = join(home, 'run');

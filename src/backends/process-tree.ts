@@ -25,12 +25,24 @@ export function commandLineFlag(pid: number, flag: string): string | null {
   }
 }
 
+/**
+ * Whether process `pid` still runs. A process that exited but was not reaped yet (a zombie, e.g. a
+ * daemon whose new parent is a container's PID 1 that never waits) counts as gone: it holds nothing
+ * and can take no signal. The one liveness rule of the code base (browsers, daemons, a door's parent).
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state is the field after the command's ")" (the command may itself hold parentheses).
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    // No /proc here, or it exited between the two reads: the signal said it ran; the next check sees.
+    return true;
   }
 }
 

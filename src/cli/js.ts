@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { isAlive } from '../backends/process-tree.js';
 import { codeStamp, type DaemonPaths, daemonPaths } from '../doors/js/paths.js';
 import {
   type DaemonStatus,
@@ -161,21 +162,6 @@ function daemonEntry(): { args: string[] } {
   // Running from sources (tsx): the .ts entry through tsx.
   const ts = fileURLToPath(new URL('./js-daemon-main.ts', import.meta.url));
   return { args: ['--import', 'tsx', ts] };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // An exited daemon not yet reaped by its new parent (often PID 1 in containers) is a zombie: gone.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true;
-  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

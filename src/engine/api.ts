@@ -5,6 +5,8 @@
  * blocks, limits, event streams and the logger. test/layout.test.ts enforces it.
  */
 
+// Process liveness, one rule everywhere (a door watching its parent, the CLI its daemon).
+export { isAlive } from '../backends/process-tree.js';
 // Deadlines: defaults and limits every door states, and a deadline for a door's own waits.
 export { DEFAULT_TIMEOUT_MS, Deadline, MAX_TIMEOUT_MS, type OperationOptions } from './deadline.js';
 export { placementProblems } from './diagnostics.js';

@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LaunchedProcess } from '../backends/backend.js';
@@ -97,7 +105,11 @@ export class LaunchRecords {
     this.mine.set(file, record);
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+      // Written aside and renamed into place: another engine sweeping this home never reads half a
+      // record (it would take it for garbage and drop it, and a crash of ours would then leave the browser).
+      const partial = `${file}.partial`;
+      writeFileSync(partial, JSON.stringify(record), { mode: 0o600 });
+      renameSync(partial, file);
     } catch (err) {
       log.warn(
         { err: String(err), dir: this.dir },
@@ -150,12 +162,19 @@ export class LaunchRecords {
         if (!alive(Number(orphanDir[1]))) removeDirs({ temporary_profile: null, work_dir: path });
         continue;
       }
-      if (!f.endsWith('.json')) continue;
+      // `<owner pid>-<browser pid>.json`, or `….json.partial` while its owner writes it.
+      const named = /^(\d+)-\d+\.json(\.partial)?$/.exec(f);
+      if (!named) continue;
+      if (named[2]) {
+        if (!alive(Number(named[1]))) rmSync(path, { force: true });
+        continue;
+      }
       let r: LaunchRecord;
       try {
         r = JSON.parse(readFileSync(path, 'utf8')) as LaunchRecord;
       } catch {
-        rmSync(path, { force: true });
+        // Unreadable: dropped only when its owner is gone (a live owner's record is never dropped).
+        if (!alive(Number(named[1]))) rmSync(path, { force: true });
         continue;
       }
       if (alive(r.owner_pid)) continue;

@@ -6,6 +6,9 @@ import { chromium } from 'playwright-core';
 import { requireChromium } from '../../src/backends/chromium/discovery.js';
 import { chromiumFlags, withDisabledFeatures } from '../../src/backends/chromium/flags.js';
 
+/** Liveness as the engine judges it (a zombie is gone). */
+export { isAlive } from '../../src/backends/process-tree.js';
+
 /**
  * Browsers started by tests the way a user would start them, outside the
  * engine: a Chromium with --remote-debugging-port (for attach) and a
@@ -71,13 +74,4 @@ export async function startBrowserServer(): Promise<{ wsEndpoint: string; stop()
     headless: true,
   });
   return { wsEndpoint: server.wsEndpoint(), stop: () => server.close() };
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

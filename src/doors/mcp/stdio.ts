@@ -1,4 +1,4 @@
-import { log } from '../../engine/api.js';
+import { isAlive, log } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
 import { LineTransport } from './line-transport.js';
 import { createMcpDoor, type McpDoorOptions } from './server.js';
@@ -13,16 +13,6 @@ export interface StdioMcp {
   /** Resolves when the server has shut down (client gone, parent gone, or a signal). */
   done: Promise<string>;
   shutdown(reason: string): Promise<void>;
-}
-
-/** Whether our parent process still exists (a client that died without closing the pipe). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -66,7 +56,7 @@ export async function serveMcpStdio(engine: Engine, opts: McpDoorOptions = {}): 
   process.stdin.on('close', () => void shutdown('stdin closed'));
   const parent = process.ppid;
   const watch = setInterval(() => {
-    if (process.ppid !== parent || !alive(parent)) void shutdown('parent process gone');
+    if (process.ppid !== parent || !isAlive(parent)) void shutdown('parent process gone');
   }, PARENT_POLL_MS);
   watch.unref();
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void shutdown(sig));
