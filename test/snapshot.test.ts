@@ -364,6 +364,52 @@ describe('page model', () => {
     }
   });
 
+  test("frame_origins: a blank or srcdoc frame is judged by its parent's origin, not read for its about: URL", async () => {
+    const page = await session.newPage();
+    try {
+      await page.open(`${fixture('blank-frames.html')}?alt=${encodeURIComponent(server.altUrl)}`);
+      await framesLoaded(page, 6);
+      const all = await page.snapshot();
+      assert.match(all.text, /Blank text of the other origin/, 'without a narrower list every frame is read');
+      // Which frames the snapshot asks itself (the walker runs in them).
+      const frames = page.backend.frames();
+      const proto = Object.getPrototypeOf(frames[0]!) as { evaluate: (...a: unknown[]) => Promise<unknown> };
+      const original = proto.evaluate;
+      const asked = new Set<unknown>();
+      proto.evaluate = function (this: unknown, ...a: unknown[]) {
+        asked.add(this);
+        return original.apply(this, a);
+      };
+      let narrowed: SnapshotResult;
+      try {
+        narrowed = await page.snapshot({ frame_origins: [server.url] });
+      } finally {
+        proto.evaluate = original;
+      }
+      const other = frames.find((f) => f.url().startsWith(server.altUrl))!;
+      const inOther = frames.filter((f) => f.parentId === other.id);
+      assert.equal(inOther.length, 2, 'the other origin has a blank and a srcdoc child');
+      for (const f of [other, ...inOther])
+        assert.ok(!asked.has(f), `a frame of the outside origin is never asked (${f.url()})`);
+      for (const own of ['Blank text of the top', 'Srcdoc text of the top'])
+        assert.ok(
+          narrowed.text.includes(own),
+          `the top's own blank frames are read: ${own}\n${narrowed.text}`,
+        );
+      for (const other of [
+        'Text of the other origin',
+        'Blank text of the other origin',
+        'Srcdoc text of the other origin',
+      ])
+        assert.ok(
+          !narrowed.text.includes(other),
+          `an outside frame's blank child is not read: ${other}\n${narrowed.text}`,
+        );
+    } finally {
+      await page.close();
+    }
+  });
+
   test('shadow DOM: open roots with slots, closed roots', async () => {
     const page = await openPage('shadow.html');
     const s = await page.snapshot();

@@ -179,11 +179,23 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
   const wanted = o.include_frames === false ? [rootFrame] : allFrames.filter(underRoot);
   // A caller narrower than the session (frame_origins): its frames elsewhere are marked, never read.
   const narrower = o.frame_origins ? OriginPolicy.parse({ allowed_origins: o.frame_origins }) : null;
-  const outside = (f: BackendFrame) =>
-    f !== rootFrame &&
-    narrower !== null &&
-    !/^(about:|chrome-error:|$)/.test(f.url()) &&
-    !narrower.allowsDocument(f.url());
+  // A blank or srcdoc frame (about:…, or no URL yet) has its creator's origin, not none: it is judged
+  // by its nearest ancestor with a URL of its own, so an outside frame's blank children stay unread.
+  // Reaching the root means the root's origin, which is read whatever it is.
+  const originUrl = (f: BackendFrame): string | null => {
+    for (
+      let x: BackendFrame | undefined = f;
+      x && x !== rootFrame;
+      x = x.parentId ? byId.get(x.parentId) : undefined
+    )
+      if (!/^(about:|$)/.test(x.url())) return x.url();
+    return null;
+  };
+  const outside = (f: BackendFrame) => {
+    if (f === rootFrame || narrower === null || isErrorPage(f.url())) return false;
+    const url = originUrl(f);
+    return url !== null && !narrower.allowsDocument(url);
+  };
   const readable = wanted.filter((f) => !outside(f));
   const frames = readable.slice(0, SNAPSHOT_DEFAULTS.max_frames);
   // Frames beyond the limit are not read, but marked where their iframe stands (and counted below).
