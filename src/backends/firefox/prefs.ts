@@ -76,6 +76,12 @@ const QUIET: Record<string, string | number | boolean> = {
   'geo.provider.network.url': '',
   'geo.provider.use_gpsd': false,
   'media.gmp-manager.url': '',
+  // The media plugins' (GMP) update check, one of the idle tasks Firefox runs once the user has been
+  // idle for 20 s: with the URL above empty it falls back to its built-in list and asks Chrome's
+  // update service for Widevine (update.googleapis.com, found by test/browser-egress.test.ts when a
+  // slow run kept Firefox up that long). This switch ends the check before any request is made.
+  'media.gmp-manager.updateEnabled': false,
+  'media.gmp-widevinecdm.allow-chromium-update': false,
   'media.gmp-gmpopenh264.enabled': false,
   'media.gmp-widevinecdm.enabled': false,
   'identity.fxaccounts.enabled': false,
