@@ -1,6 +1,6 @@
 /**
  * npm run bench:memory [-- --doors all|none|mcp,provider,… --rounds 3 --levels 1,8,32|none --rest-ms 25000 --page wikipedia]
- *                      [-- --env-b NAME=value] [-- --launch bin|node]
+ *                      [-- --env-b NAME=value | --bin-b <other tree>/bin/tabwright.js] [-- --launch bin|node]
  *
  * First, per door command (`tabwright mcp`, `provider`, `serve` through its HTTP command API and
  * through /mcp, the `js` daemon, the `pipe` host; bench/lib/memory-doors.ts) with one page open
@@ -17,12 +17,15 @@
  * `--env-b NAME=value` adds, in the door table, a second row per door ("mcp+B") whose process starts
  * with NAME=value added to its environment, alternating with the first in every round (e.g.
  * `--env-b MALLOC_TRIM_THRESHOLD_=131072`, or `--env-b TABWRIGHT_V8_FLAGS=` for no V8 flags).
+ * `--bin-b <path>` does the same with another build's CLI as the second row (an A/B of two commits:
+ * `git worktree add ../base <commit>`, node_modules linked, `npm run -s build` there, then
+ * `--bin-b ../base/bin/tabwright.js`).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -56,6 +59,9 @@ const ROUNDS = Number(arg('rounds') ?? 3);
 const ENV_B = arg('env-b');
 const ENV_B_KEY = ENV_B?.slice(0, ENV_B.indexOf('='));
 if (ENV_B !== undefined && !ENV_B_KEY) throw new Error(`--env-b wants NAME=value, got ${ENV_B}`);
+const BIN_B = arg('bin-b') === undefined ? undefined : resolve(arg('bin-b')!);
+if (BIN_B && ENV_B !== undefined) throw new Error('--env-b and --bin-b: one second row at a time');
+const B_LABEL = BIN_B ? `from ${BIN_B}` : `with ${ENV_B}`;
 const PAGE = arg('page') ?? 'wikipedia';
 const LAUNCH = (arg('launch') ?? 'bin') as Launch;
 if (LAUNCH !== 'bin' && LAUNCH !== 'node') throw new Error(`--launch wants bin or node, got ${LAUNCH}`);
@@ -191,7 +197,7 @@ async function withEnvB<T>(start: () => Promise<T>): Promise<T> {
  * alternating rounds; prints the medians as a markdown table.
  */
 async function doorTable(url: string, origin: string, home: string, log: (l: string) => void): Promise<void> {
-  const rows: string[] = [...DOORS.flatMap((d) => (ENV_B ? [d, `${d}+B`] : [d])), 'Playwright MCP'];
+  const rows: string[] = [...DOORS.flatMap((d) => (ENV_B || BIN_B ? [d, `${d}+B`] : [d])), 'Playwright MCP'];
   const seen = new Map<string, Figures[]>();
   for (let round = 1; round <= ROUNDS; round++) {
     for (const door of rows) {
@@ -203,7 +209,9 @@ async function doorTable(url: string, origin: string, home: string, log: (l: str
         await navigate(c, 'browser_navigate', url);
         pid = t.pid!;
         stop = () => c.close();
-      } else if (door.endsWith('+B'))
+      } else if (door.endsWith('+B') && BIN_B)
+        ({ pid, stop } = await openDoor(door.slice(0, -2) as DoorCommand, home, url, origin, LAUNCH, BIN_B));
+      else if (door.endsWith('+B'))
         ({ pid, stop } = await withEnvB(() =>
           openDoor(door.slice(0, -2) as DoorCommand, home, url, origin, LAUNCH),
         ));
@@ -232,7 +240,7 @@ async function doorTable(url: string, origin: string, home: string, log: (l: str
       door === 'Playwright MCP'
         ? 'Playwright MCP (stdio, one process)'
         : door.endsWith('+B')
-          ? `${DOOR_LABELS[door.slice(0, -2) as DoorCommand]}, with ${ENV_B}`
+          ? `${DOOR_LABELS[door.slice(0, -2) as DoorCommand]}, ${B_LABEL}`
           : DOOR_LABELS[door as DoorCommand];
     log(
       `| ${label} | ${median(fs.map((f) => f.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.nodeAnonMb)).toFixed(0)} MB | ${median(fs.map((f) => f.rest!.nodeMb)).toFixed(0)} MB | ${median(fs.map((f) => f.rest!.treeMb)).toFixed(0)} MB | ${median(fs.map((f) => sum(f.rendererMb))).toFixed(0)} MB |`,

@@ -9,12 +9,16 @@
 // licence comments are kept at the end of each file. manifest.json names the playwright-core
 // version and each original's size: the loader uses a copy only when both match the installed
 // package, and loads the original otherwise (a stale or missing copy costs memory, never behaviour).
+// coreBundle's copy also initializes its entry modules on first use (scripts/lazy-entries.mjs:
+// Playwright's MCP server, CLI and dashboard are never initialized in our processes); the manifest
+// lists which (`lazy`), and a bundle of another shape is copied with its eager load.
 // Usage: node scripts/lean-playwright.mjs [outDir]   (default dist/vendor/playwright-core)
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transform } from 'esbuild';
+import { lazyEntries } from './lazy-entries.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = process.argv[2] ?? join(root, 'dist/vendor/playwright-core');
@@ -27,7 +31,13 @@ mkdirSync(out, { recursive: true });
 const bundles = {};
 for (const name of ['coreBundle', 'utilsBundle']) {
   const file = join(lib, `${name}.js`);
-  const source = readFileSync(file, 'utf8');
+  const original = readFileSync(file, 'utf8');
+  const lazy = name === 'coreBundle' ? lazyEntries(original) : undefined;
+  if (name === 'coreBundle' && !lazy)
+    console.warn(
+      'lean-playwright: coreBundle.js is not of the expected shape; its copy keeps the eager load',
+    );
+  const source = lazy?.code ?? original;
   const { code } = await transform(source, {
     loader: 'js',
     minifyWhitespace: true,
@@ -38,6 +48,10 @@ for (const name of ['coreBundle', 'utilsBundle']) {
   // The loader reads the copy as latin1, one char per byte: it must be ASCII.
   if (Buffer.byteLength(code) !== code.length) throw new Error(`${name}: esbuild left a non-ASCII character`);
   writeFileSync(join(out, `${name}.js`), code);
-  bundles[name] = { sourceBytes: statSync(file).size, leanBytes: Buffer.byteLength(code) };
+  bundles[name] = {
+    sourceBytes: statSync(file).size,
+    leanBytes: Buffer.byteLength(code),
+    ...(lazy ? { lazy: lazy.lazy } : {}),
+  };
 }
 writeFileSync(join(out, 'manifest.json'), `${JSON.stringify({ version, bundles }, null, 2)}\n`);

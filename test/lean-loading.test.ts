@@ -31,6 +31,8 @@ const PACKAGES = {
   mcpSdk: '/node_modules/@modelcontextprotocol/sdk/',
   playwright: '/node_modules/playwright-core/',
   ws: '/node_modules/ws/',
+  // Trace zips (src/engine/semantics/trace-scrub.ts): required at the first trace scrubbed.
+  fflate: '/node_modules/fflate/',
   httpDoor: '/dist/doors/http/',
   mcpDoor: '/dist/doors/mcp/',
   providerDoor: '/dist/doors/provider/',
@@ -117,7 +119,7 @@ describe('each door command loads its own modules', () => {
       order.join('\n'),
     );
     // ws: the Firefox backend's BiDi client (offered here when Firefox is installed, never started).
-    for (const part of ['fastify', 'mcpSdk', 'httpDoor', 'mcpDoor', 'playwright', 'ws'] as const)
+    for (const part of ['fastify', 'mcpSdk', 'httpDoor', 'mcpDoor', 'playwright', 'ws', 'fflate'] as const)
       assert.equal(has(part), false, `tabwright provider loaded ${PACKAGES[part]}`);
   });
 
@@ -136,7 +138,7 @@ describe('each door command loads its own modules', () => {
     });
     const has = loaded(file);
     assert.ok(has('mcpSdk') && has('mcpDoor'), 'the record saw the MCP door');
-    for (const part of ['fastify', 'httpDoor', 'providerDoor', 'playwright'] as const)
+    for (const part of ['fastify', 'httpDoor', 'providerDoor', 'playwright', 'fflate'] as const)
       assert.equal(has(part), false, `tabwright mcp loaded ${PACKAGES[part]}`);
   });
 

@@ -43,9 +43,9 @@ export const DOOR_LABELS: Record<DoorCommand, string> = {
  */
 export type Launch = 'bin' | 'node';
 
-/** The argv prefix that starts the CLI under `launch`. */
-export function cliArgv(launch: Launch): string[] {
-  return launch === 'bin' ? [BIN] : [process.execPath, BIN];
+/** The argv prefix that starts the CLI under `launch` (`bin`: another build's bin/tabwright.js). */
+export function cliArgv(launch: Launch, bin = BIN): string[] {
+  return launch === 'bin' ? [bin] : [process.execPath, bin];
 }
 
 const env = (home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
@@ -94,8 +94,10 @@ export async function openDoor(
   url: string,
   origin: string,
   launch: Launch = 'bin',
+  /** Another build's bin/tabwright.js (default this tree's). */
+  bin = BIN,
 ): Promise<OpenDoor> {
-  const [command, ...prefix] = cliArgv(launch) as [string, ...string[]];
+  const [command, ...prefix] = cliArgv(launch, bin) as [string, ...string[]];
   switch (door) {
     case 'mcp': {
       const t = new StdioClientTransport({
@@ -108,7 +110,7 @@ export async function openDoor(
       return { pid: t.pid!, stop: () => c.close() };
     }
     case 'provider': {
-      const p = spawnProvider(home, [], env(home), cliArgv(launch));
+      const p = spawnProvider(home, [], env(home), cliArgv(launch, bin));
       const ensured = await p.call('session.ensure', {
         client_session_id: 'bench-memory',
         isolation: 'per_session',
@@ -137,7 +139,7 @@ export async function openDoor(
       };
     }
     case 'js': {
-      const js = jsCli(`bench-memory-${process.pid}`);
+      const js = jsCli(`bench-memory-${process.pid}`, bin);
       const code = `await browser.launch(); globalThis.benchPage = await browser.open(${JSON.stringify(url)}, { allowedOrigins: [${JSON.stringify(origin)}] }); console.log('ok');`;
       const r = await js.run(code);
       if (r.code !== 0) throw new Error(`tabwright js: ${r.stderr}`);

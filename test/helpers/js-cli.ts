@@ -30,7 +30,8 @@ export interface JsCli {
   stop(): Promise<void>;
 }
 
-export function jsCli(name: string): JsCli {
+/** `bin`: the CLI to run (default this tree's bin/tabwright.js; the memory benchmark's --bin-b runs another build's). */
+export function jsCli(name: string, bin = 'bin/tabwright.js'): JsCli {
   const runtimeDir = mkdtempSync(join(tmpdir(), 'twjs-'));
   const env = {
     ...process.env,
@@ -41,7 +42,7 @@ export function jsCli(name: string): JsCli {
   };
   const cli = (args: string[], input?: string): Promise<JsRun> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['bin/tabwright.js', 'js', '--name', name, ...args], { env });
+      const child = spawn(process.execPath, [bin, 'js', '--name', name, ...args], { env });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => {

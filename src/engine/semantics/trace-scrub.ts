@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { strFromU8, strToU8, unzipSync, type Zippable, zipSync } from 'fflate';
+import { createRequire } from 'node:module';
+import type * as Fflate from 'fflate';
 import type { SecretRegistry } from './secret-registry.js';
 import { scrubEverywhere } from './secret-registry.js';
 import { isSecretParam, REDACTED } from './secrets.js';
@@ -77,10 +78,23 @@ function scrubNetworkLine(line: string, registry: SecretRegistry, found: Set<str
   }
 }
 
+let fflate: typeof Fflate | undefined;
+/**
+ * fflate, required at the first trace scrubbed rather than imported with the engine: its module
+ * builds its Huffman tables at load (≈ 0.4 MB of V8 heap), and most processes never record a trace
+ * (docs/ARCHITECTURE.md, a lean Node side). Its CommonJS build (the package's `require` condition);
+ * nothing else in the process loads fflate.
+ */
+function zip(): typeof Fflate {
+  fflate ??= createRequire(import.meta.url)('fflate') as typeof Fflate;
+  return fflate;
+}
+
 /** Rewrites the trace zip at `path` in place; returns how many entries changed. */
 export function scrubTraceFile(path: string, registry: SecretRegistry): number {
+  const { strFromU8, strToU8, unzipSync, zipSync } = zip();
   const entries = unzipSync(readFileSync(path));
-  const out: Zippable = {};
+  const out: Fflate.Zippable = {};
   let changed = 0;
   // Network entries first: the secret query and form values they carry are masked wherever else
   // they show (a response body or DOM snapshot that echoes the request URL).
