@@ -72,16 +72,29 @@ export function collectSecrets(
   const start: ParentNode = root ?? document;
   const roots: ParentNode[] = [start];
   for (let i = 0; i < roots.length && values.length < 200; i++) {
-    const list: Element[] = Array.from(roots[i]!.querySelectorAll('*'));
+    const r = roots[i]!;
+    // The fields by selector (in document order, as a scan of every element would meet them): the
+    // scan of every element below only asks each for an open shadow root, one read instead of three.
+    const list: Element[] = Array.from(r.querySelectorAll('input,textarea,select,[contenteditable]'));
     // nodeType, not instanceof: a field made in another realm (an iframe's) is as secret here.
-    if (i === 0 && (start as Node).nodeType === 1) list.unshift(start as Element);
+    const self = i === 0 && (start as Node).nodeType === 1 ? (start as Element) : null;
+    if (self) {
+      if (self.shadowRoot) roots.push(self.shadowRoot);
+      const t = self.localName;
+      if (t === 'input' || t === 'textarea' || t === 'select' || self.hasAttribute('contenteditable'))
+        list.unshift(self);
+    }
+    const all = r.querySelectorAll('*');
+    for (let j = 0; j < all.length; j++) {
+      const sr = all[j]!.shadowRoot;
+      if (sr) roots.push(sr);
+    }
     for (let j = 0; j < list.length && values.length < 200; j++) {
       const el = list[j]!;
-      if (el.shadowRoot) roots.push(el.shadowRoot);
       const tag = el.localName;
       const control = tag === 'input' || tag === 'textarea' || tag === 'select';
       // Editable hosts carry the attribute (isContentEditable itself needs style: asked only then).
-      const host = el.hasAttribute('contenteditable') && (el as HTMLElement).isContentEditable === true;
+      const host = !control && (el as HTMLElement).isContentEditable === true;
       if (!control && !host) continue;
       if (!reason(el)) continue;
       let v = '';

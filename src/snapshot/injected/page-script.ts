@@ -643,12 +643,16 @@ function normLabel(s: string): string {
   return t.trim() ? t : '';
 }
 
-/** Anything norm would change: zero-width characters, whitespace other than single inner spaces. */
-const NOT_NORMAL = /\u200b|\u200c|\u200d|\u2060|\ufeff|[^\S ]| {2}|^ | $/;
+/**
+ * Anything norm would change inside a string: zero-width characters, whitespace other than a space
+ * (JavaScript's \s without the space, listed: one class, so one test per character instead of one
+ * per alternative), two spaces in a row. A space at either end is checked apart (charCodeAt).
+ */
+const NOT_NORMAL = /[\t-\r\u00a0\u1680\u2000-\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff]| {2}/;
 
 function norm(s: string): string {
   // Most names and text runs are already normal: one scan instead of two replaces and a trim.
-  if (!NOT_NORMAL.test(s)) return s;
+  if (s.charCodeAt(0) !== 32 && s.charCodeAt(s.length - 1) !== 32 && !NOT_NORMAL.test(s)) return s;
   return s
     .replace(/\u200b|\u200c|\u200d|\u2060|\ufeff/g, '')
     .replace(/\s+/g, ' ')
@@ -1420,7 +1424,8 @@ function walkChildren(parent: Element | ShadowRoot | Document, out: Out, ctx: Ct
   const from = flatParent(parent);
   if (Array.isArray(from)) for (const child of from) walkChild(child, out, ctx, inh);
   else for (let c = from.firstChild; c; c = c.nextSibling) walkChild(c, out, ctx, inh);
-  if (isElement(parent)) {
+  // Most pages own nothing (aria-owns): no lookup per element then.
+  if (ctx.owners.size && isElement(parent)) {
     const owned = ctx.owners.get(parent);
     if (owned) for (const o of owned) visit(o, out, ctx, inh);
   }
