@@ -1,5 +1,6 @@
 /**
  * npm run bench:soak -- --sessions N --minutes M [--door http|mcp|provider[,…]] [--anchor] [--sample-seconds S]
+ *                      [--launch bin|node]
  *
  * N concurrent agent sessions through doors' real transports (`tabwright serve`'s HTTP command API
  * and /mcp, `tabwright provider` over stdio; run `npm run build` first), each looping a realistic
@@ -13,7 +14,13 @@
  * Every sample also prints PSS and CPU seconds per process kind (serve, provider, browser, renderer,
  * gpu-process, utility; bench = the clients and fixture server) and each failed call in full (a
  * missing target with the page's URL, DOM start, resource statuses, requests and console).
- * TABWRIGHT_SOAK_LOG=info TABWRIGHT_SOAK_STDERR=<file> keeps `tabwright serve`'s log.
+ * TABWRIGHT_SOAK_LOG=info TABWRIGHT_SOAK_STDERR=<file> keeps `tabwright serve`'s log. Per Node
+ * process it prints where its PSS is: process.memoryUsage() and V8's spaces (from its stats file)
+ * and its mappings (V8's heap and other anonymous memory, glibc's arenas, file pages).
+ *
+ * `--launch bin` (the default) starts the doors as users do, bin/tabwright.js as a program (its sh
+ * line sets the launcher's environment: src/cli/malloc-env.ts); `--launch node` runs `node
+ * bin/tabwright.js`, without it.
  */
 
 import { DOOR_NAMES, type DoorName, runSoak, summarize } from './lib/soak/run.js';
@@ -28,6 +35,11 @@ const sessions = Number(arg('sessions') ?? 4);
 const minutes = Number(arg('minutes') ?? 2);
 const doors = (arg('door') ?? 'mcp').split(',') as DoorName[];
 const sampleSeconds = Number(arg('sample-seconds') ?? 60);
+const launch = arg('launch') ?? 'bin';
+if (launch !== 'bin' && launch !== 'node') {
+  console.error(`--launch wants bin or node, got ${launch}`);
+  process.exit(2);
+}
 for (const d of doors) {
   if (!DOOR_NAMES.includes(d)) {
     console.error(`unknown door "${d}": use ${DOOR_NAMES.join(', ')} (comma-separated to mix)`);
@@ -49,6 +61,7 @@ const results = await runSoak({
   durationMs: minutes * 60_000,
   sampleMs: sampleSeconds * 1000,
   anchor: process.argv.includes('--anchor'),
+  launch,
 });
 console.log('');
 for (const r of results) summarize(r, (l) => console.log(l));

@@ -7,6 +7,7 @@ import { FirefoxBackend } from '../backends/firefox/firefox-backend.js';
 import { GridPlacement, type GridSettings } from '../backends/grid/grid-placement.js';
 import { admissionFromEnv } from '../engine/admission.js';
 import { Engine, type EngineOptions } from '../engine/engine.js';
+import { processMemory } from '../engine/engine-stats.js';
 import { TabwrightError } from '../engine/errors.js';
 import { log } from '../engine/log.js';
 import { gridFromEnv } from './grid-options.js';
@@ -121,6 +122,7 @@ function writeCountsEvery(engine: Engine, file: string, ms: number): void {
           heap_used_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
           loop_delay_p99_ms: Math.round(loop.percentile(99) / 1e6),
           loop_delay_max_ms: Math.round(loop.max / 1e6),
+          memory: processMemory(),
           ...engine.counts(),
         }),
       );

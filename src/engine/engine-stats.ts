@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { freemem, totalmem } from 'node:os';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { registryOf } from '../snapshot/refs.js';
 import type { Session } from './session.js';
 
@@ -78,6 +79,47 @@ export interface MemoryFigures {
 export function memoryFigures(): MemoryFigures {
   const m = process.memoryUsage();
   return { rss: m.rss, heap_used: m.heapUsed, available: availableMemory(), total: totalmem() };
+}
+
+/**
+ * Where this process's memory is, in MiB (the soak benchmark prints it per process, read from
+ * TABWRIGHT_STATS_FILE): what V8 committed for its heap against what is live in it, the Buffers and
+ * ArrayBuffers outside it (screenshots, CDP messages), and the old-generation spaces whose pages a
+ * fragmented heap keeps. RSS less heap_total less external is roughly malloc and code.
+ */
+export interface ProcessMemory {
+  rss: number;
+  heap_total: number;
+  heap_used: number;
+  external: number;
+  array_buffers: number;
+  /** Committed / used per V8 space that can hold much: old, large objects, code, young. */
+  spaces: Record<string, [committed: number, used: number]>;
+}
+
+const SPACES: Record<string, string> = {
+  old_space: 'old',
+  large_object_space: 'lo',
+  code_space: 'code',
+  new_space: 'new',
+};
+
+export function processMemory(): ProcessMemory {
+  const mb = (n: number) => Math.round((n / 2 ** 20) * 10) / 10;
+  const m = process.memoryUsage();
+  const spaces: ProcessMemory['spaces'] = {};
+  for (const s of getHeapSpaceStatistics()) {
+    const name = SPACES[s.space_name];
+    if (name) spaces[name] = [mb(s.space_size), mb(s.space_used_size)];
+  }
+  return {
+    rss: mb(m.rss),
+    heap_total: mb(m.heapTotal),
+    heap_used: mb(m.heapUsed),
+    external: mb(m.external),
+    array_buffers: mb(m.arrayBuffers),
+    spaces,
+  };
 }
 
 /** Memory a new browser context can take without swapping: MemAvailable, not MemFree (page cache is reclaimable). */

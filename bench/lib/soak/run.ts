@@ -11,10 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ProviderClient } from '../../../src/conformance/client.js';
-import type { EngineCounts } from '../../../src/engine/engine-stats.js';
+import type { EngineCounts, ProcessMemory } from '../../../src/engine/engine-stats.js';
 import { CORPUS_ROOT, type FixtureServer, startFixtureServer } from '../../../test/helpers/fixture-server.js';
 import { spawnProvider } from '../../../test/helpers/provider.js';
 import { spawnServe } from '../../../test/helpers/serve.js';
+import { cliArgv, type Launch } from '../memory-doors.js';
 import { playwrightMcpTransport } from '../playwright-mcp.js';
 import { percentile } from '../stats.js';
 import {
@@ -26,7 +27,17 @@ import {
   providerSession,
   type SoakSession,
 } from './doors.js';
-import { CpuMeter, type CpuWindow, profileDirs, pssByKind, treeMemory, treePids } from './tree.js';
+import {
+  CpuMeter,
+  type CpuWindow,
+  type NodeMappings,
+  nodeMappings,
+  profileDirs,
+  pssByKind,
+  pssKb,
+  treeMemory,
+  treePids,
+} from './tree.js';
 
 export type DoorName = 'http' | 'mcp' | 'provider';
 export const DOOR_NAMES: readonly DoorName[] = ['http', 'mcp', 'provider'];
@@ -42,6 +53,11 @@ export interface SoakOptions {
   warmupMs?: number;
   /** Also run Playwright MCP, one process per session, for the same time, after ours. */
   anchor?: boolean;
+  /**
+   * How the doors are started (default `bin`: bin/tabwright.js as a program, as users start
+   * `tabwright serve`, with the launcher's environment; `node`: `node bin/tabwright.js`, without it).
+   */
+  launch?: Launch;
   log?: (line: string) => void;
 }
 
@@ -69,6 +85,16 @@ export interface Sample {
   pssByKind?: Record<string, number>;
   /** Each failed call of this window: door, operation, seconds into the run, the error. */
   errors: string[];
+  /** Per Node process (serve, provider): its own memory figures and its mappings by kind. */
+  node?: NodeProcessMemory[];
+}
+
+export interface NodeProcessMemory {
+  name: string;
+  pssMb: number;
+  /** process.memoryUsage() and V8's spaces, from the process's stats file. */
+  memory?: ProcessMemory;
+  mappings?: NodeMappings;
 }
 
 export interface PhaseResult {
@@ -191,6 +217,8 @@ interface Target {
   /** The roots with a name for the CPU figures (serve, provider, pw-mcp). */
   namedRoots(): { pid: number; name: string }[];
   counts(): Promise<EngineCounts | undefined>;
+  /** Each engine process's own memory figures (its stats file), by root name. */
+  memory(): Map<string, ProcessMemory>;
   open(index: number): Promise<{ door: string; session: SoakSession }>;
   /** Stops the processes; resolves when they exited. */
   stop(): Promise<void>;
@@ -210,7 +238,12 @@ const NODE_OPTIONS = ['--expose-gc', process.env.TABWRIGHT_SOAK_NODE_OPTIONS].fi
 /** The engine processes' log level (stderr; TABWRIGHT_SOAK_STDERR=file keeps serve's). */
 const LOG_LEVEL = process.env.TABWRIGHT_SOAK_LOG ?? 'error';
 
-async function oursTarget(doors: DoorName[], home: string, fx: FixtureServer): Promise<Target> {
+async function oursTarget(
+  doors: DoorName[],
+  home: string,
+  fx: FixtureServer,
+  launch: Launch,
+): Promise<Target> {
   const roots: (() => number | undefined)[] = [];
   const rootNames: string[] = [];
   const stops: (() => Promise<void>)[] = [];
@@ -219,11 +252,16 @@ async function oursTarget(doors: DoorName[], home: string, fx: FixtureServer): P
   let provider: ProviderClient | undefined;
   if (doors.includes('http') || doors.includes('mcp')) {
     const statsFile = join(home, 'serve-counts.json');
-    const s = await spawnServe(home, ['--allow-origin', fx.url, '--min-free-mb', '0'], {
-      TABWRIGHT_LOG: LOG_LEVEL,
-      TABWRIGHT_STATS_FILE: statsFile,
-      NODE_OPTIONS: NODE_OPTIONS,
-    });
+    const s = await spawnServe(
+      home,
+      ['--allow-origin', fx.url, '--min-free-mb', '0'],
+      {
+        TABWRIGHT_LOG: LOG_LEVEL,
+        TABWRIGHT_STATS_FILE: statsFile,
+        NODE_OPTIONS: NODE_OPTIONS,
+      },
+      cliArgv(launch),
+    );
     serveUrl = s.url;
     if (process.env.TABWRIGHT_SOAK_STDERR) {
       const out = createWriteStream(process.env.TABWRIGHT_SOAK_STDERR, { flags: 'a' });
@@ -236,12 +274,17 @@ async function oursTarget(doors: DoorName[], home: string, fx: FixtureServer): P
   }
   if (doors.includes('provider')) {
     const statsFile = join(home, 'provider-counts.json');
-    const p = spawnProvider(home, [], {
-      TABWRIGHT_STATS_FILE: statsFile,
-      NODE_OPTIONS: NODE_OPTIONS,
-      TABWRIGHT_LOG: LOG_LEVEL,
-      TABWRIGHT_MIN_FREE_MB: '0',
-    });
+    const p = spawnProvider(
+      home,
+      [],
+      {
+        TABWRIGHT_STATS_FILE: statsFile,
+        NODE_OPTIONS: NODE_OPTIONS,
+        TABWRIGHT_LOG: LOG_LEVEL,
+        TABWRIGHT_MIN_FREE_MB: '0',
+      },
+      cliArgv(launch),
+    );
     provider = p;
     roots.push(() => p.pid);
     rootNames.push('provider');
@@ -260,6 +303,14 @@ async function oursTarget(doors: DoorName[], home: string, fx: FixtureServer): P
       const all = countFiles.map(readCounts).filter((c): c is EngineCounts => c !== undefined);
       return all.length ? sumCounts(all) : undefined;
     },
+    memory() {
+      const out = new Map<string, ProcessMemory>();
+      countFiles.forEach((f, i) => {
+        const m = (readCounts(f) as { memory?: ProcessMemory } | undefined)?.memory;
+        if (m) out.set(rootNames[i]!, m);
+      });
+      return out;
+    },
     async open(index) {
       const door = doors[index % doors.length]!;
       if (door === 'http') return { door, session: await httpSession(serveUrl!) };
@@ -276,6 +327,7 @@ function sumCounts(all: EngineCounts[]): EngineCounts {
   const out = structuredClone(all[0]!) as EngineCounts & Record<string, unknown>;
   delete (out as Record<string, unknown>).at;
   delete (out as Record<string, unknown>).pid;
+  delete (out as Record<string, unknown>).memory;
   for (const c of all.slice(1)) {
     for (const [k, v] of Object.entries(c)) {
       const sum = out as Record<string, unknown>;
@@ -300,6 +352,7 @@ function anchorTarget(dir: string, fx: FixtureServer): Target {
         .filter((p): p is number => typeof p === 'number')
         .map((pid) => ({ pid, name: 'pw-mcp' })),
     counts: async () => undefined,
+    memory: () => new Map(),
     async open() {
       const t = playwrightMcpTransport(dir, ['--allowed-origins', fx.url]);
       transports.push(t);
@@ -316,7 +369,7 @@ function countsLine(c: EngineCounts | undefined): string {
   if (!c) return 'engine counts: n/a';
   const { node_resources: nr, ...rest } = c;
   const main = Object.entries(rest)
-    .filter(([k]) => k !== 'at' && k !== 'pid' && k !== 'heap_used_mb')
+    .filter(([k]) => k !== 'at' && k !== 'pid' && k !== 'heap_used_mb' && k !== 'memory')
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
   const res = Object.entries(nr)
@@ -360,6 +413,7 @@ async function runPhase(
   log(
     `[${target.name}] idle: tree ${idle.treeMb.toFixed(0)} MB (node ${idle.nodeMb.toFixed(0)} MB, ${idle.processes} processes); ${countsLine(await target.counts())}`,
   );
+  for (const n of nodeMemory(target)) log(`    node MB idle ${nodeMemoryLine(n)}`);
 
   const calls: Call[] = [];
   const sessions: SoakSession[] = [];
@@ -406,6 +460,7 @@ async function runPhase(
         counts: await target.counts(),
         cpu: cpu.window(target.namedRoots()),
         pssByKind: pssByKind(target.namedRoots()),
+        node: nodeMemory(target),
         ...windowStats(window),
         errors: window
           .filter((c) => c.error)
@@ -434,6 +489,7 @@ async function runPhase(
   log(
     `[${target.name}] after closing every session: tree ${after.treeMb.toFixed(0)} MB (idle ${idle.treeMb.toFixed(0)} MB), node ${after.nodeMb.toFixed(0)} MB (idle ${idle.nodeMb.toFixed(0)} MB), ${after.processes} processes (idle ${idle.processes}); ${countsLine(afterCounts)}`,
   );
+  for (const n of nodeMemory(target)) log(`    node MB after close ${nodeMemoryLine(n)}`);
   // Back to idle: Chromium and V8 keep some freed memory for reuse, so "idle" allows a quarter of
   // what the sessions took at their peak, and at least 64 MB.
   const peak = Math.max(idle.treeMb, ...samples.map((x) => x.treeMb));
@@ -525,6 +581,31 @@ function processTypes(roots: number[]): string[] {
   return [...n].map(([t, c]) => `${c} ${t}`);
 }
 
+/** Each Node root's PSS, its own memory figures and its mappings. */
+function nodeMemory(target: Target): NodeProcessMemory[] {
+  const own = target.memory();
+  return target.namedRoots().map(({ pid, name }) => ({
+    name,
+    pssMb: pssKb(pid) / 1024,
+    memory: own.get(name),
+    mappings: nodeMappings(pid),
+  }));
+}
+
+/** One line per Node process: where its PSS is (MiB). */
+export function nodeMemoryLine(n: NodeProcessMemory): string {
+  const f = (x: number) => x.toFixed(0);
+  const m = n.memory;
+  const own = m
+    ? `rss ${f(m.rss)}, heap ${f(m.heap_used)}/${f(m.heap_total)} (old ${m.spaces.old?.map(f).join('/')}, lo ${m.spaces.lo?.map(f).join('/')}, code ${m.spaces.code?.map(f).join('/')}, new ${m.spaces.new?.map(f).join('/')}), external ${f(m.external)} (array buffers ${f(m.array_buffers)})`
+    : 'no stats';
+  const map = n.mappings;
+  const maps = map
+    ? `; smaps: anon ${f(map.anon)}, brk ${f(map.brk)}, arenas ${f(map.arenas)} (${map.arenaCount}), file ${f(map.file)}`
+    : '';
+  return `${n.name}: pss ${f(n.pssMb)}; ${own}${maps}`;
+}
+
 function printSample(name: string, s: Sample, log: (l: string) => void): void {
   log(
     `[${name}] t=${(s.atMs / 1000).toFixed(0)}s tree PSS ${s.treeMb.toFixed(0)} MB (node ${s.nodeMb.toFixed(0)} MB, ${s.processes} processes); ${countsLine(s.counts)}`,
@@ -550,6 +631,7 @@ function printSample(name: string, s: Sample, log: (l: string) => void): void {
       `    cpu s: ${parts.join(', ')}; machine busy ${s.cpu.machineBusy.toFixed(0)} of ${s.cpu.machineCapacity.toFixed(0)}`,
     );
   }
+  for (const n of s.node ?? []) log(`    node MB ${nodeMemoryLine(n)}`);
   // Each error of the window in full: the door's words and, for a missing target, the page's state.
   for (const e of s.errors) log(`    ! ${e}`);
 }
@@ -568,11 +650,14 @@ export function summarize(r: PhaseResult, log: (l: string) => void): void {
 /** Runs the soak: ours through the given doors, then (anchor) Playwright MCP with as many processes. */
 export async function runSoak(o: SoakOptions): Promise<PhaseResult[]> {
   const log = o.log ?? ((l: string) => console.log(l));
+  log(
+    `launch: ${(o.launch ?? 'bin') === 'bin' ? 'bin/tabwright.js as a program (as users start it)' : 'node bin/tabwright.js (no launcher environment)'}`,
+  );
   const fx = await startFixtureServer();
   const home = mkdtempSync(join(tmpdir(), 'tabwright-soak-'));
   const results: PhaseResult[] = [];
   try {
-    const ours = await oursTarget(o.doors, home, fx);
+    const ours = await oursTarget(o.doors, home, fx, o.launch ?? 'bin');
     try {
       results.push(await runPhase(ours, o, fx, log));
     } finally {

@@ -153,3 +153,80 @@ export function pssByKind(roots: { pid: number; name: string }[]): Record<string
   }
   return out;
 }
+
+/**
+ * A Node process's mappings by what holds them, PSS in MiB (/proc/<pid>/smaps): `brk` is glibc's
+ * main malloc arena (`[heap]`), `arenas` its per-thread arenas (anonymous, 64 MiB-aligned heaps of
+ * at most 64 MiB: a read-write part and the reserved rest), `anon` every other anonymous mapping
+ * (V8's heap pages, blocks malloc mapped on their own, thread stacks), `file` the binary and
+ * libraries. With the process's own figures (heap_total, external) it says whether growth is V8's
+ * heap or malloc's.
+ */
+export interface NodeMappings {
+  brk: number;
+  arenas: number;
+  /** Per-thread arenas seen. */
+  arenaCount: number;
+  anon: number;
+  file: number;
+}
+
+const ARENA = 64 * 2 ** 20;
+
+export function nodeMappings(pid: number): NodeMappings | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  interface Vma {
+    start: number;
+    end: number;
+    perms: string;
+    path: string;
+    pssKb: number;
+  }
+  const vmas: Vma[] = [];
+  for (const line of text.split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S{4}) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      vmas.push({
+        start: Number.parseInt(head[1]!, 16),
+        end: Number.parseInt(head[2]!, 16),
+        perms: head[3]!,
+        path: head[4]!,
+        pssKb: 0,
+      });
+      continue;
+    }
+    const pss = /^Pss:\s+(\d+) kB/.exec(line);
+    if (pss && vmas.length) vmas[vmas.length - 1]!.pssKb = Number(pss[1]);
+  }
+  const out: NodeMappings = { brk: 0, arenas: 0, arenaCount: 0, anon: 0, file: 0 };
+  for (let i = 0; i < vmas.length; i++) {
+    const v = vmas[i]!;
+    const mb = v.pssKb / 1024;
+    if (v.path === '[heap]') out.brk += mb;
+    else if (v.path && !v.path.startsWith('[anon')) out.file += mb;
+    else {
+      // A glibc arena heap: starts on a 64 MiB boundary, and it (with the PROT_NONE rest that
+      // follows it) spans 64 MiB at most.
+      const next = vmas[i + 1];
+      const rest =
+        next && next.start === v.end && next.perms.startsWith('---') && !next.path ? next : undefined;
+      const span = (rest ?? v).end - v.start;
+      if (
+        v.start % ARENA === 0 &&
+        v.perms.startsWith('rw') &&
+        span <= ARENA &&
+        span > 0 &&
+        (rest || span === ARENA)
+      ) {
+        out.arenas += mb;
+        out.arenaCount++;
+      } else out.anon += mb;
+    }
+  }
+  return out;
+}
