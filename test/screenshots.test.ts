@@ -26,6 +26,24 @@ describe('screenshots', () => {
     assert.equal(s.truncated, false);
   });
 
+  test('a screenshot shows the page as it is: animations, caret and DOM untouched', async () => {
+    const page = await open('animated.html');
+    const disturbed = async () => (await page.evaluateScript('window.disturbed')).value;
+    const before = await disturbed();
+    const modes = [
+      {},
+      { format: 'jpeg' as const },
+      { full_page: true },
+      { clip: { x: 0, y: 0, width: 200, height: 100 } },
+    ];
+    for (const req of modes) assert.ok((await page.screenshot(req)).data.length > 0);
+    // Freezing animations (finish/cancel) or hiding the caret with a style would show here.
+    assert.deepEqual(await disturbed(), before);
+    const states = (await page.evaluateScript("document.getAnimations().map((a) => a.playState).join(',')"))
+      .value;
+    assert.equal(states, 'running,running');
+  });
+
   test('JPEG with quality: smaller files at lower quality', async () => {
     const page = await open('index.html');
     const hi = await page.screenshot({ format: 'jpeg', quality: 95, full_page: true });

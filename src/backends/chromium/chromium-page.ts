@@ -254,16 +254,25 @@ export class ChromiumPage implements BackendPage {
 
   async screenshot(req: ScreenshotRequest): Promise<ScreenshotResult> {
     const type = req.format ?? 'png';
+    const quality = type === 'jpeg' ? (req.quality ?? 80) : undefined;
     try {
-      const data = await this.pw.screenshot({
-        type,
-        fullPage: req.fullPage ?? false,
-        clip: req.clip,
-        quality: type === 'jpeg' ? (req.quality ?? 80) : undefined,
-        timeout: req.timeoutMs,
-        animations: 'disabled',
-        caret: 'hide',
-      });
+      // The page as it is (animations and caret untouched, as on Firefox): the viewport over our own
+      // CDP session; full pages and clips through playwright, which sizes the capture area.
+      const fast =
+        !req.fullPage && !req.clip
+          ? await withTimeout(this.fast.captureViewport(type, quality), req.timeoutMs)
+          : null;
+      const data =
+        fast ??
+        (await this.pw.screenshot({
+          type,
+          fullPage: req.fullPage ?? false,
+          clip: req.clip,
+          quality,
+          timeout: req.timeoutMs,
+          // playwright's default hides the caret by restyling the focused field.
+          caret: 'initial',
+        }));
       return { data, mediaType: type === 'png' ? 'image/png' : 'image/jpeg', ...imageSize(data) };
     } catch (err) {
       this.fail(err, 'page.screenshot', req.timeoutMs);
