@@ -132,6 +132,15 @@ describe('the browsers call no one (every connect() and send of the provider and
           timeout_ms: 60_000,
         });
         await p.call('page.snapshot', { session_id });
+        // Text typed into a field: Chromium's spellchecker then downloads its dictionary from
+        // redirector.gvt1.com (within about 4 s here) unless that name is kept from its resolver.
+        await p.call('page.open', {
+          session_id,
+          url: `${fx.url}/fixtures/actions/form.html`,
+          timeout_ms: 60_000,
+        });
+        await p.call('page.type', { session_id, selector: '#notes', text: 'Teh quick brwon fox' });
+        await p.call('page.click', { session_id, selector: '#name' });
         if (browser === 'firefox') {
           const until = Date.now() + 120_000;
           while (!firefoxIdleTasksRan(browserHome) && Date.now() < until) {
@@ -143,7 +152,7 @@ describe('the browsers call no one (every connect() and send of the provider and
           );
         }
         // Start-up services fire within seconds of the launch (and the idle tasks' fetches follow them).
-        await new Promise((r) => setTimeout(r, 3000));
+        await new Promise((r) => setTimeout(r, 8000));
       } finally {
         await p.close();
       }

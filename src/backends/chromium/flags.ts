@@ -22,6 +22,13 @@ export const QUIET_FLAGS = [
   // (a site's "Sign in with Google" still goes to accounts.google.com, as any other site).
   '--gaia-url=http://127.0.0.1:9',
   '--component-updater=url-source=http://127.0.0.1:9',
+  // The spellchecker downloads its Hunspell dictionary (…/edgedl/chrome/dict/en-us-10-2.bdic) from
+  // this host the first time a page's text field is checked, and no switch or feature turns that off
+  // (only a profile pref or an enterprise policy, which a launch cannot set): the name fails in the
+  // browser's own resolver, so no query is sent. Pages of restricted sessions are unaffected (their
+  // names are resolved by the policy proxy); an unrestricted page on this host gets
+  // ERR_NAME_NOT_RESOLVED (it serves Chrome's own downloads).
+  '--host-resolver-rules=MAP redirector.gvt1.com ~NOTFOUND',
 ];
 
 export function isRoot(): boolean {
