@@ -68,3 +68,35 @@ describe('Deadline.settle', () => {
     await assert.rejects(other.expired(), (e) => e instanceof DeadlineExpired);
   });
 });
+
+describe('Deadline.settle and the caller signal', () => {
+  // Node keeps an AbortSignal.any composite with an abort listener alive in a process-wide set until
+  // it aborts or the listener goes; a finished call's caller signal never aborts. Before settle()
+  // removed expired()'s listener, every settled operation with a caller signal stayed reachable for
+  // the process's life, with its reply (the soak's growing door heap).
+  test('a settled deadline with a caller signal, and what its expired() race held, are collected', {
+    timeout: 10_000,
+  }, async () => {
+    const caller = new AbortController();
+    // One operation in its own function, so no local of the test keeps the last one.
+    const operation = async (i: number): Promise<WeakRef<object>[]> => {
+      const d = Deadline.from({ timeoutMs: 60_000, signal: caller.signal });
+      const reply = { text: 'x'.repeat(10_000) + i };
+      const expired = d.expired();
+      expired.catch(() => {});
+      // As the page queue races the work against the deadline: the race's result is the reply.
+      await Promise.race([Promise.resolve(reply), expired]);
+      d.settle();
+      return [new WeakRef(d), new WeakRef(reply)];
+    };
+    const refs: WeakRef<object>[] = [];
+    for (let i = 0; i < 20; i++) refs.push(...(await operation(i)));
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      gc();
+    }
+    const alive = refs.filter((r) => r.deref() !== undefined).length;
+    assert.equal(alive, 0, `${alive} of ${refs.length} deadlines and replies still reachable after settle()`);
+    assert.equal(caller.signal.aborted, false);
+  });
+});

@@ -21,6 +21,8 @@ export class Deadline {
   readonly expiresAt: number;
   readonly signal: AbortSignal;
   private readonly timer: NodeJS.Timeout;
+  /** Removes the abort listeners `expired()` added; run by settle(). */
+  private readonly listenerOffs: (() => void)[] = [];
 
   private constructor(timeoutMs: number, outer?: AbortSignal) {
     this.startedAt = Date.now();
@@ -53,9 +55,20 @@ export class Deadline {
    * later moment (inside another call's latency), once per operation, and the deadline's objects
    * stay reachable until then. After this the signal no longer aborts on time; only call it when
    * nothing of the operation still runs.
+   *
+   * It also removes the abort listeners of `expired()`. With a caller's signal the deadline's signal
+   * is an `AbortSignal.any` composite, and Node keeps every composite that has an abort listener in
+   * a process-wide set (`gcPersistentSignals`) until it aborts or the listener is removed: cleared
+   * timer, caller's signal never aborted (a call that simply finished), so before this every such
+   * operation stayed reachable for the process's life: the deadline, its pending `expired()`
+   * promise, and through that promise's `Promise.race` reactions the race's settled result (the
+   * operation's reply). That was the soak's unexplained growth of the door processes' used heap
+   * (docs/benchmarks.md, "What keeps the doors' heap growing"). Later `expired()` calls on a settled
+   * deadline never reject.
    */
   settle(): void {
     clearTimeout(this.timer);
+    for (const off of this.listenerOffs.splice(0)) off();
   }
 
   remaining(): number {
@@ -80,7 +93,10 @@ export class Deadline {
     return new Promise((_, reject) => {
       const fire = () => reject(new DeadlineExpired(this));
       if (this.signal.aborted) fire();
-      else this.signal.addEventListener('abort', fire, { once: true });
+      else {
+        this.signal.addEventListener('abort', fire, { once: true });
+        this.listenerOffs.push(() => this.signal.removeEventListener('abort', fire));
+      }
     });
   }
 }
