@@ -71,7 +71,9 @@ try {
     writeHeapSnapshot(file);
     const used = getHeapStatistics().used_heap_size / 2 ** 20;
     const secs = ((Date.now() - startedAt) / 1000).toFixed(0);
-    console.log(`heap snapshot after ${calls.length} calls (${secs} s): ${file}, heap used ${used.toFixed(1)} MB`);
+    console.log(
+      `heap snapshot after ${calls.length} calls (${secs} s): ${file}, heap used ${used.toFixed(1)} MB`,
+    );
   }, 250);
   await Promise.all(
     Array.from({ length: sessions }, async (_, i) => {
