@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { after, describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -98,5 +99,23 @@ describe('Deadline.settle and the caller signal', () => {
     const alive = refs.filter((r) => r.deref() !== undefined).length;
     assert.equal(alive, 0, `${alive} of ${refs.length} deadlines and replies still reachable after settle()`);
     assert.equal(caller.signal.aborted, false);
+  });
+});
+
+describe('Deadline and a long-lived caller signal', () => {
+  // Node 20's AbortSignal.any adds a WeakRef to each source signal's dependants and never removes
+  // it: with the provider's connection-long signal, one entry per operation for the process's life.
+  test('settled deadlines leave nothing on the caller signal', () => {
+    const caller = new AbortController();
+    for (let i = 0; i < 50; i++) {
+      const d = Deadline.from({ timeoutMs: 60_000, signal: caller.signal });
+      d.expired().catch(() => {});
+      d.settle();
+    }
+    const sig = caller.signal as unknown as Record<symbol, unknown>;
+    const dependants = Object.getOwnPropertySymbols(sig).find((k) => k.description === 'kDependantSignals');
+    const size = dependants ? ((sig[dependants] as Set<unknown> | undefined)?.size ?? 0) : 0;
+    assert.equal(size, 0, `${size} dependants kept on the caller's signal`);
+    assert.equal(getEventListeners(caller.signal, 'abort').length, 0);
   });
 });
