@@ -34,6 +34,13 @@ if (!gc) {
 const sessions = Number(arg('sessions') ?? 4);
 const seconds = Number(arg('seconds') ?? 120);
 const doors = (arg('door') ?? 'http,mcp').split(',');
+/**
+ * `--snapshot-calls 150,700 --snapshot-prefix FILE`: while the sessions run, write `FILE.<n>calls`
+ * once that many calls finished (a heap snapshot pauses the process for a minute or more on a
+ * loaded machine, so points in time would hold different call counts; call counts compare).
+ */
+const snapshotCalls = (arg('snapshot-calls') ?? '').split(',').filter(Boolean).map(Number);
+const snapshotPrefix = arg('snapshot-prefix') ?? 'soak-heap';
 
 function heapMb(): number {
   for (let i = 0; i < 3; i++) gc!();
@@ -54,7 +61,20 @@ try {
   await warm.close();
   const idle = heapMb();
   const opened: SoakSession[] = [];
-  const stopAt = Date.now() + seconds * 1000;
+  const startedAt = Date.now();
+  const stopAt = startedAt + seconds * 1000;
+  const pending = [...snapshotCalls].sort((x, y) => x - y);
+  const poll = setInterval(() => {
+    if (pending.length === 0 || calls.length < pending[0]!) return;
+    const at = pending.shift()!;
+    const file = `${snapshotPrefix}.${at}calls`;
+    writeHeapSnapshot(file);
+    const used = getHeapStatistics().used_heap_size / 2 ** 20;
+    const secs = ((Date.now() - startedAt) / 1000).toFixed(0);
+    console.log(
+      `heap snapshot after ${calls.length} calls (${secs} s): ${file}, heap used ${used.toFixed(1)} MB`,
+    );
+  }, 250);
   await Promise.all(
     Array.from({ length: sessions }, async (_, i) => {
       const door = doors[i % doors.length]!;
@@ -66,6 +86,7 @@ try {
       await agentLoop(s, door, i, stopAt, fx.url, pages, calls);
     }),
   );
+  clearInterval(poll);
   const errors = calls.filter((c) => c.error).length;
   const live = engine.sessions();
   const counts = engine.counts();

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { after, describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -66,5 +67,55 @@ describe('Deadline.settle', () => {
     // An unsettled one still fires (the test's control).
     const other = Deadline.from({ timeoutMs: 60 });
     await assert.rejects(other.expired(), (e) => e instanceof DeadlineExpired);
+  });
+});
+
+describe('Deadline.settle and the caller signal', () => {
+  // Node keeps an AbortSignal.any composite with an abort listener alive in a process-wide set until
+  // it aborts or the listener goes; a finished call's caller signal never aborts. Before settle()
+  // removed expired()'s listener, every settled operation with a caller signal stayed reachable for
+  // the process's life, with its reply (the soak's growing door heap).
+  test('a settled deadline with a caller signal, and what its expired() race held, are collected', {
+    timeout: 10_000,
+  }, async () => {
+    const caller = new AbortController();
+    // One operation in its own function, so no local of the test keeps the last one.
+    const operation = async (i: number): Promise<WeakRef<object>[]> => {
+      const d = Deadline.from({ timeoutMs: 60_000, signal: caller.signal });
+      const reply = { text: 'x'.repeat(10_000) + i };
+      const expired = d.expired();
+      expired.catch(() => {});
+      // As the page queue races the work against the deadline: the race's result is the reply.
+      await Promise.race([Promise.resolve(reply), expired]);
+      d.settle();
+      return [new WeakRef(d), new WeakRef(reply)];
+    };
+    const refs: WeakRef<object>[] = [];
+    for (let i = 0; i < 20; i++) refs.push(...(await operation(i)));
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      gc();
+    }
+    const alive = refs.filter((r) => r.deref() !== undefined).length;
+    assert.equal(alive, 0, `${alive} of ${refs.length} deadlines and replies still reachable after settle()`);
+    assert.equal(caller.signal.aborted, false);
+  });
+});
+
+describe('Deadline and a long-lived caller signal', () => {
+  // Node 20's AbortSignal.any adds a WeakRef to each source signal's dependants and never removes
+  // it: with the provider's connection-long signal, one entry per operation for the process's life.
+  test('settled deadlines leave nothing on the caller signal', () => {
+    const caller = new AbortController();
+    for (let i = 0; i < 50; i++) {
+      const d = Deadline.from({ timeoutMs: 60_000, signal: caller.signal });
+      d.expired().catch(() => {});
+      d.settle();
+    }
+    const sig = caller.signal as unknown as Record<symbol, unknown>;
+    const dependants = Object.getOwnPropertySymbols(sig).find((k) => k.description === 'kDependantSignals');
+    const size = dependants ? ((sig[dependants] as Set<unknown> | undefined)?.size ?? 0) : 0;
+    assert.equal(size, 0, `${size} dependants kept on the caller's signal`);
+    assert.equal(getEventListeners(caller.signal, 'abort').length, 0);
   });
 });

@@ -21,6 +21,8 @@ export class Deadline {
   readonly expiresAt: number;
   readonly signal: AbortSignal;
   private readonly timer: NodeJS.Timeout;
+  /** Removes the abort listeners `expired()` added; run by settle(). */
+  private readonly listenerOffs: (() => void)[] = [];
 
   private constructor(timeoutMs: number, outer?: AbortSignal) {
     this.startedAt = Date.now();
@@ -29,9 +31,23 @@ export class Deadline {
     // Not AbortSignal.timeout(): combined with AbortSignal.any, Node 20 lets the timeout signal be
     // garbage-collected and the deadline never fires (an operation would then wait forever in a queue).
     // A timer holds its controller strongly; unref'd, so a pending deadline keeps no process alive.
-    const timer = new AbortController();
-    this.timer = setTimeout(() => timer.abort(new DeadlineTimeout(timeoutMs)), timeoutMs).unref();
-    this.signal = outer ? AbortSignal.any([outer, timer.signal]) : timer.signal;
+    // Not AbortSignal.any([outer, …]) either: Node 20 adds a WeakRef to the caller's signal for every
+    // composite and never removes it (the provider's signal lives as long as its connection: one
+    // entry per operation, for the process's life). The caller's abort is forwarded by a listener
+    // that settle() or the timer removes.
+    const controller = new AbortController();
+    const forward = () => controller.abort(outer?.reason);
+    const unforward = () => outer?.removeEventListener('abort', forward);
+    this.timer = setTimeout(() => {
+      unforward();
+      controller.abort(new DeadlineTimeout(timeoutMs));
+    }, timeoutMs).unref();
+    this.signal = controller.signal;
+    if (outer?.aborted) controller.abort(outer.reason);
+    else if (outer) {
+      outer.addEventListener('abort', forward, { once: true });
+      this.listenerOffs.push(unforward);
+    }
   }
 
   static from(opts: OperationOptions = {}, maxMs = MAX_TIMEOUT_MS): Deadline {
@@ -53,9 +69,20 @@ export class Deadline {
    * later moment (inside another call's latency), once per operation, and the deadline's objects
    * stay reachable until then. After this the signal no longer aborts on time; only call it when
    * nothing of the operation still runs.
+   *
+   * It also removes the abort listeners of `expired()` and the one on the caller's signal. When the
+   * deadline's signal was an `AbortSignal.any` composite, Node kept every composite that had an
+   * abort listener in a process-wide set (`gcPersistentSignals`) until it aborted or the listener
+   * was removed: cleared timer, caller's signal never aborted (a call that simply finished), so
+   * every such operation stayed reachable for the process's life: the deadline, its pending `expired()`
+   * promise, and through that promise's `Promise.race` reactions the race's settled result (the
+   * operation's reply). That was the soak's unexplained growth of the door processes' used heap
+   * (docs/benchmarks.md, "What keeps the doors' heap growing"). Later `expired()` calls on a settled
+   * deadline never reject.
    */
   settle(): void {
     clearTimeout(this.timer);
+    for (const off of this.listenerOffs.splice(0)) off();
   }
 
   remaining(): number {
@@ -80,7 +107,10 @@ export class Deadline {
     return new Promise((_, reject) => {
       const fire = () => reject(new DeadlineExpired(this));
       if (this.signal.aborted) fire();
-      else this.signal.addEventListener('abort', fire, { once: true });
+      else {
+        this.signal.addEventListener('abort', fire, { once: true });
+        this.listenerOffs.push(() => this.signal.removeEventListener('abort', fire));
+      }
     });
   }
 }
