@@ -237,7 +237,10 @@ setTimeout(() => console.log(process.memoryUsage().heapTotal / 1048576), ${after
       heapAfterIdleMb(undefined, 5000),
       heapAfterIdleMb('--optimize-for-size', 5000),
     ]);
-    assert.ok(late > 2 * lean, `heap ${late} MB without the delay flag, ${lean} MB with it: the reducer ran early in neither or both`);
+    assert.ok(
+      late > 2 * lean,
+      `heap ${late} MB without the delay flag, ${lean} MB with it: the reducer ran early in neither or both`,
+    );
   });
 
   test('the JS daemon starts with a fixed glibc trim threshold, unless its caller chose one', async () => {
