@@ -21,6 +21,9 @@
  *        compare in one run; the first copy keeps this process's environment.
  *        [-- --flags-b "--optimize-for-size …"]: the same with TABWRIGHT_V8_FLAGS=<these flags>
  *        (src/cli/v8-flags.ts).
+ *        [-- --bin-b /work/main/bin/tabwright.js]: every spawned door a second time ("provider+B")
+ *        running that CLI (another tree's build: its dist/), to compare two builds in one run; the
+ *        http door has no B copy.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -36,6 +39,7 @@ import {
   playwrightSide,
   providerSide,
   type Side,
+  withBin,
 } from './lib/doors/snapshot-doors.js';
 import { machine, median, percentile } from './lib/stats.js';
 
@@ -54,6 +58,9 @@ const doorList = arg('--doors');
 const wanted = (doorList && !doorList.startsWith('--') ? doorList : ALL.join(',')).split(',');
 const flagsB = arg('--flags-b');
 const envB = arg('--env-b') ?? (flagsB !== undefined ? `TABWRIGHT_V8_FLAGS=${flagsB}` : undefined);
+const binB = arg('--bin-b');
+if (binB !== undefined && envB !== undefined) throw new Error('--bin-b and --env-b: one B side at a time');
+if (binB !== undefined && !existsSync(binB)) throw new Error(`--bin-b ${binB}: no such file`);
 
 const load = () =>
   loadavg()
@@ -98,6 +105,10 @@ async function main() {
       if (!make[name]) throw new Error(`unknown door ${name}: one of ${ALL.join(', ')}`);
       sides.push(await make[name]!());
       if (envB !== undefined && name !== 'engine') sides.push(await withEnv(envB, name, make[name]!));
+      if (binB !== undefined && name !== 'engine' && name !== 'http') {
+        const side = await withBin(binB, make[name]!);
+        sides.push({ name: `${name}+B`, open: side.open, snapshot: side.snapshot, close: side.close });
+      }
     }
     sides.push(await playwrightSide(origin));
 

@@ -33,6 +33,18 @@ const UNLIMITED = 10_000_000;
 const T = 60_000;
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const BIN = join(ROOT, 'bin/tabwright.js');
+/** The CLI the next spawned door runs: this tree's, or another build's (`--bin-b`, see `withBin`). */
+let bin = BIN;
+
+/** The side `make` starts with `otherBin` (another tree's bin/tabwright.js) as its CLI. */
+export async function withBin<S>(otherBin: string, make: () => Promise<S>): Promise<S> {
+  bin = otherBin;
+  try {
+    return await make();
+  } finally {
+    bin = BIN;
+  }
+}
 
 // biome-ignore lint/suspicious/noExplicitAny: replies are JSON, read field by field
 type Json = Record<string, any>;
@@ -76,7 +88,7 @@ export async function engineSide(home: string, origin: string): Promise<Side> {
 
 /** `tabwright provider` over stdio: `page.snapshot`'s default reply (nodes, elements, text). */
 export async function providerSide(home: string, origin: string): Promise<Side> {
-  const client: ProviderClient = spawnProvider(home);
+  const client: ProviderClient = spawnProvider(home, [], {}, [process.execPath, bin]);
   const { session_id } = await client
     .call('session.ensure', { allowed_origins: [origin], timeout_ms: T })
     .catch((err) => {
@@ -97,7 +109,7 @@ export async function providerSide(home: string, origin: string): Promise<Side> 
 export async function mcpSide(home: string, origin: string): Promise<Side> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'mcp', '--allow-origin', origin],
+    args: [bin, 'mcp', '--allow-origin', origin],
     env: { ...(process.env as Record<string, string>), TABWRIGHT_HOME: home, TABWRIGHT_LOG: 'warn' },
     stderr: 'ignore',
     cwd: ROOT,
@@ -149,7 +161,7 @@ export async function pipeSide(home: string): Promise<Side> {
   const host: ChildProcess = spawn(
     process.execPath,
     [
-      BIN,
+      bin,
       'pipe',
       '--handshake-timeout',
       '30000',
@@ -222,10 +234,11 @@ let jsDaemons = 0;
 
 export async function jsSide(home: string, runtimeDir: string, origin: string): Promise<Side> {
   const env = { ...process.env, TABWRIGHT_HOME: home, XDG_RUNTIME_DIR: runtimeDir, TABWRIGHT_LOG: 'warn' };
+  const jsBin = bin;
   const name = `bench-${process.pid}-${++jsDaemons}`;
   const cli = (args: string[]) =>
     new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'js', '--name', name, ...args], { env, cwd: ROOT });
+      const child = spawn(process.execPath, [jsBin, 'js', '--name', name, ...args], { env, cwd: ROOT });
       let out = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => {
         out += d;
