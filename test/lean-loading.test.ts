@@ -184,12 +184,12 @@ describe('each door command loads its own modules', () => {
 });
 
 describe('V8 flags of a tabwright process (src/cli/v8-flags.ts)', () => {
-  /** The young generation's size after allocating 1.5 M survivors, in a process that loaded the flags first. */
-  async function youngGenerationMb(flags: string | undefined): Promise<number> {
-    const code = `await import(${JSON.stringify(join(ROOT, 'dist/cli/v8-flags.js'))});
-const keep = []; for (let i = 0; i < 1_500_000; i++) keep.push({ i });
-const ns = (await import('node:v8')).getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-console.log(ns.space_size / 1048576);`;
+  /**
+   * The number `body` prints, run in a process that loaded the flags first (`TABWRIGHT_V8_FLAGS`:
+   * undefined for the defaults).
+   */
+  async function printedWithFlags(flags: string | undefined, body: string): Promise<number> {
+    const code = `await import(${JSON.stringify(join(ROOT, 'dist/cli/v8-flags.js'))});\n${body}`;
     const env = { ...process.env };
     if (flags === undefined) delete env.TABWRIGHT_V8_FLAGS;
     else env.TABWRIGHT_V8_FLAGS = flags;
@@ -202,6 +202,15 @@ console.log(ns.space_size / 1048576);`;
     await once(child, 'exit');
     return Number(out.trim());
   }
+
+  /** The young generation's size after allocating 1.5 M survivors. */
+  const youngGenerationMb = (flags: string | undefined) =>
+    printedWithFlags(
+      flags,
+      `const keep = []; for (let i = 0; i < 1_500_000; i++) keep.push({ i });
+const ns = (await import('node:v8')).getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+console.log(ns.space_size / 1048576);`,
+    );
 
   test('--optimize-for-size set at run time keeps the young generation small; TABWRIGHT_V8_FLAGS="" sets none', async () => {
     const [lean, plain] = await Promise.all([youngGenerationMb(undefined), youngGenerationMb('')]);
@@ -211,25 +220,15 @@ console.log(ns.space_size / 1048576);`;
 
   /**
    * The V8 heap's committed size (MB) `afterMs` after a burst of garbage (enough for mark-compacts,
-   * which arm V8's memory reducer), in a process that loaded the flags first and then sat idle.
+   * which arm V8's memory reducer), in a process that then sat idle.
    */
-  async function heapAfterIdleMb(flags: string | undefined, afterMs: number): Promise<number> {
-    const code = `await import(${JSON.stringify(join(ROOT, 'dist/cli/v8-flags.js'))});
-let keep = []; for (let i = 0; i < 300; i++) { keep.push(new Array(10000).fill(i).map(String)); if (keep.length > 20) keep.shift(); }
+  const heapAfterIdleMb = (flags: string | undefined, afterMs: number) =>
+    printedWithFlags(
+      flags,
+      `let keep = []; for (let i = 0; i < 300; i++) { keep.push(new Array(10000).fill(i).map(String)); if (keep.length > 20) keep.shift(); }
 keep = null;
-setTimeout(() => console.log(process.memoryUsage().heapTotal / 1048576), ${afterMs});`;
-    const env = { ...process.env };
-    if (flags === undefined) delete env.TABWRIGHT_V8_FLAGS;
-    else env.TABWRIGHT_V8_FLAGS = flags;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    await once(child, 'exit');
-    return Number(out.trim());
-  }
+setTimeout(() => console.log(process.memoryUsage().heapTotal / 1048576), ${afterMs});`,
+    );
 
   test("V8's memory reducer gives an idle process's heap back 2 s after its work, not 8 s", async () => {
     // Read at 5 s: past the 2 s delay (and its GC), well before V8's default 8 s.

@@ -163,7 +163,9 @@ export class GridPlacement implements SessionPlacement {
     let stopped = false;
     const read = () =>
       void gridStatus(this.grid, QUEUE_WATCH_MS).then((s) => {
-        if (!stopped) latest = s;
+        // A read that timed out (a busy hub answers /status late) says nothing about the slots: it
+        // must not replace the last answer, or a full Grid would be reported as merely slow.
+        if (!stopped && (s.reachable || !latest?.reachable)) latest = s;
       });
     read();
     const timer = setInterval(read, QUEUE_WATCH_MS);
