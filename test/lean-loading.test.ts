@@ -218,30 +218,6 @@ console.log(ns.space_size / 1048576);`,
     assert.ok(plain > 16, `young generation ${plain} MB without flags: the check cannot tell them apart`);
   });
 
-  /**
-   * The V8 heap's committed size (MB) `afterMs` after a burst of garbage (enough for mark-compacts,
-   * which arm V8's memory reducer), in a process that then sat idle.
-   */
-  const heapAfterIdleMb = (flags: string | undefined, afterMs: number) =>
-    printedWithFlags(
-      flags,
-      `let keep = []; for (let i = 0; i < 300; i++) { keep.push(new Array(10000).fill(i).map(String)); if (keep.length > 20) keep.shift(); }
-keep = null;
-setTimeout(() => console.log(process.memoryUsage().heapTotal / 1048576), ${afterMs});`,
-    );
-
-  test("V8's memory reducer gives an idle process's heap back 2 s after its work, not 8 s", async () => {
-    // Read at 5 s: past the 2 s delay (and its GC), well before V8's default 8 s.
-    const [lean, late] = await Promise.all([
-      heapAfterIdleMb(undefined, 5000),
-      heapAfterIdleMb('--optimize-for-size', 5000),
-    ]);
-    assert.ok(
-      late > 2 * lean,
-      `heap ${late} MB without the delay flag, ${lean} MB with it: the reducer ran early in neither or both`,
-    );
-  });
-
   test('the JS daemon starts with a fixed glibc trim threshold, unless its caller chose one', async () => {
     assert.equal(daemonEnv({}).MALLOC_TRIM_THRESHOLD_, '131072');
     assert.equal(daemonEnv({ MALLOC_TRIM_THRESHOLD_: '0' }).MALLOC_TRIM_THRESHOLD_, '0');

@@ -11,19 +11,10 @@ import { setFlagsFromString } from 'node:v8';
  * the heap at each collection, so setting it at run time works: measured, not assumed (Node does
  * not accept it in NODE_OPTIONS, and a shebang would not apply to `node bin/tabwright.js`).
  *
- * `--gc-memory-reducer-start-delay-ms=2000`: V8's memory reducer (the full GC that shrinks the
- * young generation and gives back the old generation's free pages once allocation calms down)
- * waits 8 s by default after the last mark-compact; a door then holds what a command's work left
- * (5-7 MB on a quiet machine: its 4 s and at-rest readings in docs/benchmarks.md) for most of an
- * agent's think time between steps. 2 s gives it back before the next step of a typical agent.
- * A mark-compact during work postpones the reducer again, so a busy door is not collected more
- * often than one step's pause allows (at most 3 reducer GCs per pause, as before). Read by V8 each
- * time the reducer is armed, so it applies at run time (test/lean-loading.test.ts).
- *
  * `TABWRIGHT_V8_FLAGS` replaces the default (space-separated V8 flags; empty: none), e.g. to
  * compare with and without in a benchmark.
  */
-export const DEFAULT_V8_FLAGS = '--optimize-for-size --gc-memory-reducer-start-delay-ms=2000';
+export const DEFAULT_V8_FLAGS = '--optimize-for-size';
 
 export function applyV8Flags(env: NodeJS.ProcessEnv = process.env): string[] {
   const flags = (env.TABWRIGHT_V8_FLAGS ?? DEFAULT_V8_FLAGS).split(/\s+/).filter(Boolean);
