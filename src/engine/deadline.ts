@@ -21,7 +21,7 @@ export class Deadline {
   readonly expiresAt: number;
   readonly signal: AbortSignal;
   private readonly timer: NodeJS.Timeout;
-  /** Removes the abort listeners `expired()` added; run by settle(). */
+  /** Removes the abort listeners this deadline added (expired()'s, and the one on the caller's signal); run by settle(). */
   private readonly listenerOffs: (() => void)[] = [];
 
   private constructor(timeoutMs: number, outer?: AbortSignal) {
