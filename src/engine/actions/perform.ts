@@ -575,11 +575,7 @@ async function dispatch(
       const metrics = () =>
         el
           ? elementCall<ScrollMetrics>(el, { op: 'scrollMetrics' }, d)
-          : page.backend.evaluate(
-              () => ({ top: scrollY, left: scrollX, height: innerHeight, width: innerWidth }),
-              null,
-              Math.max(1, d.remaining()),
-            );
+          : frameCall<ScrollMetrics>(page.backend.frames()[0]!, { op: 'scrollMetrics' }, d);
       const m0 = await metrics();
       const dy =
         spec.pages !== undefined

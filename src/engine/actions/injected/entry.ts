@@ -22,6 +22,7 @@ import {
   secretOf,
   settle,
 } from './probe.js';
+import { wheelReady } from './wheel-ready.js';
 
 const SNAPSHOT_KEY = Symbol.for('tabwright.snapshot');
 
@@ -58,6 +59,7 @@ export type ElementOp =
   /** Compares in the page, so a secret value never has to come back to be checked. */
   | { op: 'valueIs'; expected: string }
   | { op: 'checked' }
+  /** The element's scroll position and client size, once a wheel sent next will scroll (wheel-ready.ts). */
   | { op: 'scrollMetrics' }
   | { op: 'syntheticClick'; clickCount: number }
   | { op: 'focus'; caret?: 'end' | 'all' }
@@ -67,6 +69,8 @@ export type ElementOp =
 export type PageOp =
   | { op: 'find'; spec: FindSpec }
   | { op: 'fingerprint' }
+  /** The viewport's scroll position and size, once a wheel sent next will scroll (wheel-ready.ts). */
+  | { op: 'scrollMetrics' }
   | { op: 'observeStart' }
   | { op: 'observeRead'; stop: boolean }
   /** fingerprint + observeStart (actions without an element). */
@@ -131,6 +135,7 @@ export function create() {
         case 'checked':
           return checkedOf(el);
         case 'scrollMetrics':
+          wheelReady();
           return { top: el.scrollTop, left: el.scrollLeft, height: el.clientHeight, width: el.clientWidth };
         case 'syntheticClick':
           return syntheticClick(el, a.clickCount);
@@ -172,6 +177,9 @@ export function create() {
         }
         case 'fingerprint':
           return fingerprint();
+        case 'scrollMetrics':
+          wheelReady();
+          return { top: scrollY, left: scrollX, height: innerHeight, width: innerWidth };
         case 'observeStart':
           observeStart();
           return true;
