@@ -132,26 +132,6 @@ describe('Firefox: one page at a time per tab, tabs side by side', { concurrency
     await page.close();
   });
 
-  test('scrolling an inner scroller and the page by wheel moves each, and the receipts say so', async () => {
-    const page = await session.newPage({ url: `${server.url}/fixtures/actions/form.html` });
-    const inner = await page.act({ selector: '#scroller' }, { action: 'scroll', pages: 1 });
-    assert.equal(inner.verified, true);
-    const top = await page.evaluate('test', () => document.getElementById('scroller')!.scrollTop, null);
-    assert.ok(top > 0, `scrollTop ${top}`);
-    // form.html fits the viewport: make the page itself taller than it.
-    await page.evaluate(
-      'test',
-      () => {
-        document.body.style.minHeight = '3000px';
-      },
-      null,
-    );
-    const whole = await page.act(undefined, { action: 'scroll', dy: 300 });
-    assert.equal(whole.verified, true);
-    assert.ok((await page.evaluate('test', () => scrollY, null)) > 0);
-    await page.close();
-  });
-
   test('a click that opens a file chooser is reported on the receipt; nothing is chosen', async () => {
     const page = await session.newPage({ url: `${server.url}/fixtures/js/signals.html` });
     const before = page.fileChoosers.lastSeq;
