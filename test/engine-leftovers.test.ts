@@ -288,6 +288,13 @@ describe('leftovers', () => {
         });
         await until('navigate', () => out.includes('"id":2'), 30_000);
         assert.ok(readdirSync(tmp).length > 0, 'the browser used the temporary directory');
+        // playwright-core's artifacts directory lives in the work directory the engine removes: in
+        // TMPDIR, an exit under load before playwright-core cleaned up left it behind.
+        assert.deepEqual(
+          readdirSync(tmp).filter((name) => name.startsWith('playwright-artifacts-')),
+          [],
+          'no artifacts directory in TMPDIR',
+        );
         const exited = once(child, 'exit');
         child.stdin.end();
         await exited;

@@ -69,10 +69,7 @@ export class ChromiumBackend implements Backend {
         executablePath: settings.executablePath,
         headless: settings.headless,
         ...launchArgs(settings.args ?? [], driverDefaultArgs()),
-        // Downloads wait here before they are saved: a directory the engine removes, not a temporary one
-        // playwright-core would leave behind when the process exits before it cleans up.
-        downloadsPath: settings.workDir ? join(settings.workDir, 'downloads') : undefined,
-        env: browserEnv(settings.workDir),
+        ...workDirOptions(settings.workDir),
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
@@ -97,8 +94,7 @@ export class ChromiumBackend implements Backend {
         headless: settings.headless,
         ...launchArgs(settings.args ?? [], driverDefaultArgs()),
         proxy: chromiumProxy(network),
-        downloadsPath: settings.workDir ? join(settings.workDir, 'downloads') : undefined,
-        env: browserEnv(settings.workDir),
+        ...workDirOptions(settings.workDir),
         acceptDownloads: true,
         viewport: { width: 1280, height: 800 },
         handleSIGINT: false,
@@ -161,12 +157,27 @@ function browserLabel(settings: LaunchSettings): string {
   return (product && productLabel(product)) ?? 'Chromium';
 }
 
-/** The browser's environment: its own temporary files (sockets, shared memory) go into the work directory. */
-function browserEnv(workDir: string | undefined): Record<string, string> | undefined {
-  if (!workDir) return undefined;
+/**
+ * Everything the launch would otherwise put in the system's temporary directory goes into the work
+ * directory, which the engine removes even when this process exits before playwright-core cleans up:
+ * downloads waiting to be saved, playwright-core's artifacts directory (traces, videos; left behind as
+ * `playwright-artifacts-*` by an exit under load), and the browser's own temporary files (sockets,
+ * shared memory).
+ */
+function workDirOptions(workDir: string | undefined): {
+  downloadsPath?: string;
+  artifactsDir?: string;
+  env?: Record<string, string>;
+} {
+  if (!workDir) return {};
   const tmp = join(workDir, 'tmp');
-  mkdirSync(tmp, { recursive: true, mode: 0o700 });
-  return { ...(process.env as Record<string, string>), TMPDIR: tmp };
+  const artifactsDir = join(workDir, 'artifacts');
+  for (const dir of [tmp, artifactsDir]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return {
+    downloadsPath: join(workDir, 'downloads'),
+    artifactsDir,
+    env: { ...(process.env as Record<string, string>), TMPDIR: tmp },
+  };
 }
 
 function firstLineOf(err: unknown): string {
