@@ -19,19 +19,30 @@ after(async () => {
   home.cleanup();
 });
 
-/** Every CDP call sent through the driver's client sessions, with the session it went on. */
-function spyOnCdp(probe: CDPSession): { method: string; session: CDPSession }[] {
-  const sent: { method: string; session: CDPSession }[] = [];
-  const proto = Object.getPrototypeOf(probe) as {
-    send: (this: CDPSession, m: string, p?: unknown) => unknown;
+interface SpiedSession {
+  send(method: string, params?: object): Promise<unknown>;
+}
+
+/**
+ * Every CDP call sent on the driver's CDP sessions, with the session it went on. Spied on the server
+ * layer's sessions: the engine's own session sends there directly (direct-cdp.ts), as the public
+ * `CDPSession.send` does in the end.
+ */
+function spyOnCdp(probe: CDPSession): { method: string; session: SpiedSession }[] {
+  const sent: { method: string; session: SpiedSession }[] = [];
+  const impl = (probe as unknown as { _connection: { toImpl(x: unknown): object } })._connection.toImpl(
+    probe,
+  );
+  const proto = Object.getPrototypeOf(impl) as {
+    _send: (this: object, m: string, p?: object) => Promise<unknown>;
   };
-  const original = proto.send;
-  proto.send = function (this: CDPSession, method: string, params?: unknown) {
-    sent.push({ method, session: this });
+  const original = proto._send;
+  proto._send = function (this: object, method: string, params?: object) {
+    sent.push({ method, session: { send: (m, p) => original.call(this, m, p) } });
     return original.call(this, method, params);
   };
   after(() => {
-    proto.send = original;
+    proto._send = original;
   });
   return sent;
 }
