@@ -279,34 +279,36 @@ export class ChromiumPage implements BackendPage {
     }
   }
 
-  async evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A, timeoutMs: number): Promise<R> {
-    try {
-      // biome-ignore lint/suspicious/noExplicitAny: playwright's evaluate generics do not accept a generic A.
-      return (await withTimeout(this.pw.evaluate(fn as any, arg), timeoutMs)) as R;
-    } catch (err) {
-      this.fail(err, 'page.eval', timeoutMs);
-    }
+  /** The main frame's evaluate: the same contract, and its calls take the fast channel. */
+  evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A, timeoutMs: number): Promise<R> {
+    return this.frameHandle(this.pw.mainFrame(), null).evaluate(fn, arg, timeoutMs);
   }
 
   frames(): BackendFrame[] {
     const out: BackendFrame[] = [];
     const visit = (f: Frame, parent: ChromiumFrame | null) => {
-      let h = this.frameHandles.get(f);
-      if (!h) {
-        h = new ChromiumFrame(
-          f,
-          `f${this.frameSeq++}`,
-          parent?.id ?? null,
-          this.browserAlive,
-          parent ? null : this.fast,
-        );
-        this.frameHandles.set(f, h);
-      }
+      const h = this.frameHandle(f, parent);
       out.push(h);
       for (const c of f.childFrames()) visit(c, h);
     };
     visit(this.pw.mainFrame(), null);
     return out;
+  }
+
+  /** One handle per playwright frame for its life (its id stays); the main frame's has the fast channel. */
+  private frameHandle(f: Frame, parent: ChromiumFrame | null): ChromiumFrame {
+    let h = this.frameHandles.get(f);
+    if (!h) {
+      h = new ChromiumFrame(
+        f,
+        `f${this.frameSeq++}`,
+        parent?.id ?? null,
+        this.browserAlive,
+        parent ? null : this.fast,
+      );
+      this.frameHandles.set(f, h);
+    }
+    return h;
   }
 
   isClosed(): boolean {
