@@ -230,6 +230,21 @@ describe('actions', () => {
     await page.act({ selector: '#change' }, { action: 'scroll', into_view: true });
   });
 
+  test('a scroll that cannot move says why: at the end already, or nothing to scroll', async () => {
+    const down = await page.act({ selector: '#scroller' }, { action: 'scroll', pages: 100 });
+    assert.equal(down.verified, true, 'to the bottom');
+    const again = await page.act({ selector: '#scroller' }, { action: 'scroll', pages: 1 });
+    assert.equal(again.verified, false);
+    assert.match(again.hint ?? '', /at the bottom already/);
+    const up = await page.act({ selector: '#scroller' }, { action: 'scroll', dy: -100_000 });
+    assert.equal(up.verified, true, 'back to the top');
+    const above = await page.act({ selector: '#scroller' }, { action: 'scroll', dy: -10 });
+    assert.match(above.hint ?? '', /at the top already/);
+    const button = await page.act({ selector: '#change' }, { action: 'scroll', pages: 1 });
+    assert.equal(button.verified, false);
+    assert.match(button.hint ?? '', /the content fits, there is nothing to scroll/);
+  });
+
   test('drag to another target', async () => {
     await page.act({ selector: '#drag' }, { action: 'drag', to: { selector: '#drop' } });
     assert.equal(await status(), 'dropped');

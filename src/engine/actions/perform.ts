@@ -475,6 +475,26 @@ interface ScrollMetrics {
   left: number;
   height: number;
   width: number;
+  /** The furthest scroll positions (scroll size minus client size): 0 when the content fits. */
+  maxTop: number;
+  maxLeft: number;
+}
+
+/**
+ * Why a wheel of (dx, dy) cannot move a scroller at `m`, or null when it has room in a direction
+ * asked for. A browser drops such a wheel (or hands it to the scroller's parent), so nothing is
+ * waited for.
+ */
+function noRoomToScroll(m: ScrollMetrics, dx: number, dy: number): string | null {
+  const room = (pos: number, max: number, delta: number) =>
+    delta > 0 ? pos < max - 0.5 : delta < 0 ? pos > 0.5 : false;
+  if (room(m.top, m.maxTop, dy) || room(m.left, m.maxLeft, dx)) return null;
+  const fits = (dy === 0 || m.maxTop < 1) && (dx === 0 || m.maxLeft < 1);
+  if (fits) return 'the scroll position did not move: the content fits, there is nothing to scroll';
+  const ends = [dy > 0 ? 'bottom' : dy < 0 ? 'top' : null, dx > 0 ? 'right' : dx < 0 ? 'left' : null].filter(
+    (e) => e !== null,
+  );
+  return `the scroll position did not move: it is at the ${ends.join(' and ')} already`;
 }
 
 interface DispatchResult {
@@ -582,6 +602,8 @@ async function dispatch(
           ? spec.pages * m0.height * 0.9
           : (spec.dy ?? (spec.dx ? 0 : m0.height * 0.9));
       await input.wheel(point ?? { x: m0.width / 2, y: m0.height / 2 }, spec.dx ?? 0, dy);
+      const noRoom = noRoomToScroll(m0, spec.dx ?? 0, dy);
+      if (noRoom) return { verified: false, note: noRoom };
       const until = Date.now() + Math.min(2000, Math.max(0, d.remaining() - 200));
       for (;;) {
         const m = await metrics();
@@ -589,7 +611,7 @@ async function dispatch(
         if (Date.now() >= until) {
           return {
             verified: false,
-            note: 'the scroll position did not move (at the end already, or not scrollable)',
+            note: 'the scroll position did not move though there is room to scroll (overflow: hidden, or the page handles the wheel itself)',
           };
         }
         await new Promise((r) => setTimeout(r, 20));

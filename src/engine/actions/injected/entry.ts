@@ -59,7 +59,7 @@ export type ElementOp =
   /** Compares in the page, so a secret value never has to come back to be checked. */
   | { op: 'valueIs'; expected: string }
   | { op: 'checked' }
-  /** The element's scroll position and client size, once a wheel sent next will scroll (wheel-ready.ts). */
+  /** The element's scroll position, client size and furthest position, once a wheel sent next will scroll (wheel-ready.ts). */
   | { op: 'scrollMetrics' }
   | { op: 'syntheticClick'; clickCount: number }
   | { op: 'focus'; caret?: 'end' | 'all' }
@@ -69,7 +69,7 @@ export type ElementOp =
 export type PageOp =
   | { op: 'find'; spec: FindSpec }
   | { op: 'fingerprint' }
-  /** The viewport's scroll position and size, once a wheel sent next will scroll (wheel-ready.ts). */
+  /** The viewport's scroll position, size and furthest position, once a wheel sent next will scroll (wheel-ready.ts). */
   | { op: 'scrollMetrics' }
   | { op: 'observeStart' }
   | { op: 'observeRead'; stop: boolean }
@@ -136,7 +136,14 @@ export function create() {
           return checkedOf(el);
         case 'scrollMetrics':
           wheelReady();
-          return { top: el.scrollTop, left: el.scrollLeft, height: el.clientHeight, width: el.clientWidth };
+          return {
+            top: el.scrollTop,
+            left: el.scrollLeft,
+            height: el.clientHeight,
+            width: el.clientWidth,
+            maxTop: el.scrollHeight - el.clientHeight,
+            maxLeft: el.scrollWidth - el.clientWidth,
+          };
         case 'syntheticClick':
           return syntheticClick(el, a.clickCount);
         case 'focus':
@@ -179,7 +186,16 @@ export function create() {
           return fingerprint();
         case 'scrollMetrics':
           wheelReady();
-          return { top: scrollY, left: scrollX, height: innerHeight, width: innerWidth };
+          // The viewport's scroller; its client size is the viewport's without scrollbars (CSSOM).
+          const se = document.scrollingElement ?? document.documentElement;
+          return {
+            top: scrollY,
+            left: scrollX,
+            height: innerHeight,
+            width: innerWidth,
+            maxTop: se.scrollHeight - se.clientHeight,
+            maxLeft: se.scrollWidth - se.clientWidth,
+          };
         case 'observeStart':
           observeStart();
           return true;
