@@ -184,7 +184,7 @@ export function create() {
         }
         case 'fingerprint':
           return fingerprint();
-        case 'scrollMetrics':
+        case 'scrollMetrics': {
           wheelReady();
           // The viewport's scroller; its client size is the viewport's without scrollbars (CSSOM).
           const se = document.scrollingElement ?? document.documentElement;
@@ -196,6 +196,7 @@ export function create() {
             maxTop: se.scrollHeight - se.clientHeight,
             maxLeft: se.scrollWidth - se.clientWidth,
           };
+        }
         case 'observeStart':
           observeStart();
           return true;
