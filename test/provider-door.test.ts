@@ -109,8 +109,11 @@ describe('reply writer', () => {
       if (k === 6) return new Date(1_700_000_000_000 + Math.floor(rnd() * 1e9)); // toJSON
       return strings[Math.floor(rnd() * strings.length)]! + 'x'.repeat(Math.floor(rnd() * 20));
     };
+    // Values per round are capped: unbounded, a few rounds' long arrays nested four deep grew to
+    // millions of nodes and the test took 80 s; a few thousand nodes cover the same cases.
+    let budget = 0;
     const value = (depth: number): unknown => {
-      if (depth > 3 || rnd() < 0.3) return leaf();
+      if (depth > 3 || --budget <= 0 || rnd() < 0.3) return leaf();
       if (rnd() < 0.5) {
         // Short and long arrays: the writer descends only into long ones.
         const n = rnd() < 0.3 ? 64 + Math.floor(rnd() * 100) : Math.floor(rnd() * 5);
@@ -123,6 +126,7 @@ describe('reply writer', () => {
       return o;
     };
     for (let round = 0; round < 200; round++) {
+      budget = 4000;
       const v = { protocol_version: '0.1', id: round, ok: true, result: value(0), warnings: [] };
       const got = pieces(v, 1 + Math.floor(rnd() * 300));
       assert.equal(got.join(''), `${JSON.stringify(v)}\n`);
