@@ -242,7 +242,7 @@ describe('actions', () => {
     assert.match(above.hint ?? '', /at the top already/);
     const button = await page.act({ selector: '#change' }, { action: 'scroll', pages: 1 });
     assert.equal(button.verified, false);
-    assert.match(button.hint ?? '', /the content fits, there is nothing to scroll/);
+    assert.match(button.hint ?? '', /the element’s content fits, it has nothing to scroll/);
   });
 
   test('drag to another target', async () => {

@@ -485,12 +485,15 @@ interface ScrollMetrics {
  * asked for. A browser drops such a wheel (or hands it to the scroller's parent), so nothing is
  * waited for.
  */
-function noRoomToScroll(m: ScrollMetrics, dx: number, dy: number): string | null {
+function noRoomToScroll(m: ScrollMetrics, dx: number, dy: number, target: 'element' | 'page'): string | null {
   const room = (pos: number, max: number, delta: number) =>
     delta > 0 ? pos < max - 0.5 : delta < 0 ? pos > 0.5 : false;
   if (room(m.top, m.maxTop, dy) || room(m.left, m.maxLeft, dx)) return null;
   const fits = (dy === 0 || m.maxTop < 1) && (dx === 0 || m.maxLeft < 1);
-  if (fits) return 'the scroll position did not move: the content fits, there is nothing to scroll';
+  if (fits)
+    return target === 'page'
+      ? 'the scroll position did not move: the page fits its viewport, there is nothing to scroll'
+      : 'the scroll position did not move: the element’s content fits, it has nothing to scroll (a wheel on it scrolls the scroller around it, if any)';
   const ends = [dy > 0 ? 'bottom' : dy < 0 ? 'top' : null, dx > 0 ? 'right' : dx < 0 ? 'left' : null].filter(
     (e) => e !== null,
   );
@@ -602,7 +605,7 @@ async function dispatch(
           ? spec.pages * m0.height * 0.9
           : (spec.dy ?? (spec.dx ? 0 : m0.height * 0.9));
       await input.wheel(point ?? { x: m0.width / 2, y: m0.height / 2 }, spec.dx ?? 0, dy);
-      const noRoom = noRoomToScroll(m0, spec.dx ?? 0, dy);
+      const noRoom = noRoomToScroll(m0, spec.dx ?? 0, dy, el ? 'element' : 'page');
       if (noRoom) return { verified: false, note: noRoom };
       const until = Date.now() + Math.min(2000, Math.max(0, d.remaining() - 200));
       for (;;) {
