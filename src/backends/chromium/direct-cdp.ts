@@ -48,6 +48,11 @@ export function directSender(session: CDPSession): CdpSend {
       return await target._send(method, params);
     } catch (err) {
       throw clientWording(err);
+    } finally {
+      // The server layer hands its events to the client layer one `setImmediate` later. Resolving a
+      // turn later too keeps the order the client path had: what the browser sent before this reply
+      // (a navigation, a dialog, a popup, a download) is in the client's state when the caller goes on.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   };
   return Object.assign(send, { direct: true });
