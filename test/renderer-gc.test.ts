@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { CDPSession } from 'playwright-core';
 import { type ChromiumPage, RENDERER_GC_EVERY_DEFAULT } from '../src/backends/chromium/chromium-page.js';
+import { serverSessionOf } from '../src/backends/chromium/direct-cdp.js';
 import { newEngine, tempHome } from './helpers/engine.js';
 import { startDebuggableChromium } from './helpers/external-browser.js';
 import { startFixtureServer } from './helpers/fixture-server.js';
@@ -30,9 +31,8 @@ interface SpiedSession {
  */
 function spyOnCdp(probe: CDPSession): { method: string; session: SpiedSession }[] {
   const sent: { method: string; session: SpiedSession }[] = [];
-  const impl = (probe as unknown as { _connection: { toImpl(x: unknown): object } })._connection.toImpl(
-    probe,
-  );
+  const impl = serverSessionOf(probe);
+  assert.ok(impl, 'playwright-core hands out the server-side session');
   const proto = Object.getPrototypeOf(impl) as {
     _send: (this: object, m: string, p?: object) => Promise<unknown>;
   };

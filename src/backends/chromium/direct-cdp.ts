@@ -6,7 +6,8 @@ export type CdpSend = ((method: string, params?: object) => Promise<unknown>) & 
   readonly direct: boolean;
 };
 
-interface ServerSession {
+/** playwright-core's server-side CDP session behind a client one (its `_send` goes to the browser). */
+export interface ServerSession {
   _send(method: string, params?: object): Promise<unknown>;
 }
 
@@ -30,14 +31,7 @@ interface InProcessConnection {
  * channel and the error translation know.
  */
 export function directSender(session: CDPSession): CdpSend {
-  const connection = (session as unknown as { _connection?: InProcessConnection })._connection;
-  let server: ServerSession | undefined;
-  try {
-    const impl = connection?.toImpl?.(session) as Partial<ServerSession> | undefined;
-    if (typeof impl?._send === 'function') server = impl as ServerSession;
-  } catch {
-    server = undefined;
-  }
+  const server = serverSessionOf(session);
   if (!server) {
     const send = (method: string, params?: object) => session.send(method as never, params as never);
     return Object.assign(send, { direct: false });
@@ -56,6 +50,20 @@ export function directSender(session: CDPSession): CdpSend {
     }
   };
   return Object.assign(send, { direct: true });
+}
+
+/**
+ * The server-side session behind `session`, from playwright-core's in-process connection (`toImpl`),
+ * or undefined when the driver does not hand it out.
+ */
+export function serverSessionOf(session: CDPSession): ServerSession | undefined {
+  const connection = (session as unknown as { _connection?: InProcessConnection })._connection;
+  try {
+    const impl = connection?.toImpl?.(session) as Partial<ServerSession> | undefined;
+    return typeof impl?._send === 'function' ? (impl as ServerSession) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function clientWording(err: unknown): unknown {
