@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import type { ChromiumPage } from '../src/backends/chromium/chromium-page.js';
 import { directSender } from '../src/backends/chromium/direct-cdp.js';
-import { newEngine, tempHome } from './helpers/engine.js';
-import { startFixtureServer } from './helpers/fixture-server.js';
+import { engineTestEnv } from './helpers/engine.js';
 
 // The engine's own CDP session sends to playwright-core's server layer directly (direct-cdp.ts). If a
 // playwright-core upgrade takes that way away, the public send serves and nothing breaks, but the hot
@@ -11,14 +10,7 @@ import { startFixtureServer } from './helpers/fixture-server.js';
 // the client's wording, which the fast channel and the error translation match on. And a reply must
 // not overtake what the browser sent before it: the client layer gets the server's events a turn later.
 
-const home = tempHome();
-const engine = newEngine(home.dir);
-const server = await startFixtureServer();
-after(async () => {
-  await engine.close();
-  await server.close();
-  home.cleanup();
-});
+const { engine, server } = await engineTestEnv();
 
 test('the engine’s own CDP session skips playwright-core’s client layer, and a closed page reads as closed', async () => {
   const session = await engine.startSession({}, { timeoutMs: 30_000 });
