@@ -316,10 +316,11 @@ describe('staging: POST / GET / DELETE /playwright/upload', () => {
   });
 
   test('auto-rename with overwrite off; the request guard (Host, token) covers the upload routes', async () => {
+    const stageDir = mkdtempSync(join(tmpdir(), 'tw-stage-'));
     const other = await startHttpServer(h.engine, {
       port: 0,
       token: 'upload-token-0123456789',
-      files: { uploadOverwrite: false, uploadDir: mkdtempSync(join(tmpdir(), 'tw-stage-')) },
+      files: { uploadOverwrite: false, uploadDir: stageDir },
     });
     try {
       const auth = { authorization: 'Bearer upload-token-0123456789' };
@@ -350,6 +351,7 @@ describe('staging: POST / GET / DELETE /playwright/upload', () => {
       assert.equal(readFileSync(a2.json.data.path, 'utf8'), 'two');
     } finally {
       await other.close();
+      rmSync(stageDir, { recursive: true, force: true });
     }
     // DNS rebinding: a foreign Host header is refused before any body is read.
     const status = await new Promise<number>((resolve, reject) => {

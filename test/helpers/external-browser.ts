@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -23,6 +23,10 @@ export interface DebuggableChromium {
 
 export async function startDebuggableChromium(): Promise<DebuggableChromium> {
   const dir = mkdtempSync(join(tmpdir(), 'tabwright-attach-'));
+  // Its temporary folders (the profile's singleton socket among them) inside the profile folder,
+  // which stop() removes: a browser killed with SIGKILL leaves them behind in TMPDIR.
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp);
   const proc = spawn(
     requireChromium().path,
     // Our disabled features too: without a driver's list this browser would resolve Google's hosts
@@ -35,7 +39,7 @@ export async function startDebuggableChromium(): Promise<DebuggableChromium> {
       'about:blank',
     ]),
     // Its own process group, so stop() ends the helpers (renderer, GPU, crashpad) with the browser.
-    { stdio: 'ignore', detached: true },
+    { stdio: 'ignore', detached: true, env: { ...process.env, TMPDIR: tmp } },
   );
   const portFile = join(dir, 'DevToolsActivePort');
   const deadline = Date.now() + 15_000;

@@ -4,7 +4,7 @@
  * Java starts slowly: start one Grid per test file and share it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -49,9 +49,13 @@ async function freePort(): Promise<number> {
 
 function java(args: string[], logName: string, dir: string): ChildProcess {
   // Its own process group: a node's chromedriver and browsers go with it when it is killed
-  // (killed alone, the JVM leaves them running, reparented to init).
-  const child = spawn('java', ['-Xmx256m', '-jar', SELENIUM_JAR, ...args], {
-    env: { ...process.env, SE_OFFLINE: 'true' },
+  // (killed alone, the JVM leaves them running, reparented to init). Its temporary files (the
+  // JVM's, chromedriver's and its Chromiums' profiles and singleton folders) go under the Grid's
+  // folder, which stop() removes: killed browsers do not clean up after themselves.
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  const child = spawn('java', ['-Xmx256m', `-Djava.io.tmpdir=${tmp}`, '-jar', SELENIUM_JAR, ...args], {
+    env: { ...process.env, SE_OFFLINE: 'true', TMPDIR: tmp },
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });
@@ -168,7 +172,7 @@ export async function startGrid(opts: GridOptions = {}): Promise<TestGrid> {
           : Promise.resolve(),
       ),
     );
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
   const until = Date.now() + 120_000;
   for (;;) {

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { BrowsingContext, Log, Network } from 'webdriver-bidi-protocol';
 import { CLOSED_SHADOW_INIT } from '../../snapshot/injected/bundle.generated.js';
 import type { BackendBrowser, BackendContext, ContextNetworkOptions } from '../backend.js';
-import { forceClose, killGroup, type LaunchedProcess, removeDirectories } from '../process-tree.js';
+import { forceClose, killGroup, type LaunchedProcess, removeDirectories, waitGone } from '../process-tree.js';
 import type { RawBackendOps } from '../raw.js';
 import type { BidiConnection } from './bidi-connection.js';
 import { FirefoxContext } from './firefox-context.js';
@@ -303,7 +303,15 @@ export class FirefoxBrowser implements BackendBrowser {
     return this.contexts.get('default');
   }
 
-  async close(): Promise<void> {
+  /** One close at a time: a second call (the session's bounded retry) waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private closing: Promise<void> | undefined;
+
+  private async closeOnce(): Promise<void> {
     if (!this.conn.isOpen) return;
     if (this.opts.connection === 'attach') {
       // The user's browser stays: close what we created and end our session.
@@ -312,17 +320,21 @@ export class FirefoxBrowser implements BackendBrowser {
       this.conn.close();
       return;
     }
-    // Firefox ends its content processes first; what is still running after 2 s is killed (forceClose).
-    const exited = this.opts.child ? waitExit(this.opts.child, 2000) : Promise.resolve();
+    // Firefox ends its content processes first; what is still running after the grace is killed.
+    // A persistent profile gets longer: Firefox writes its cookies and session at exit, and on a
+    // busy machine that took more than 2 s (a kill then would lose them).
+    const launched = this.opts.launched;
+    const graceMs = launched && launched.temporaryProfile === null ? PERSISTENT_EXIT_GRACE_MS : EXIT_GRACE_MS;
+    const exited = this.opts.child ? waitExit(this.opts.child, graceMs) : Promise.resolve();
     await this.conn.send('browser.close', {}).catch(() => {});
     this.conn.close();
     await exited;
-    const launched = this.opts.launched;
     if (!launched) return;
     // The main process may be gone while its content processes still write into the profile: end
-    // the whole process group, give the kernel a moment, then remove the directories.
+    // the whole process group and wait until the main process is gone (its profile lock names it,
+    // so the profile is free for the next browser only then), then remove the directories.
     killGroup(launched.pid);
-    await new Promise((r) => setTimeout(r, 250));
+    await waitGone(launched.pid, EXIT_GRACE_MS);
     removeDirectories(launched);
   }
 
@@ -343,6 +355,11 @@ export class FirefoxBrowser implements BackendBrowser {
     if (this.opts.launched) forceClose(this.opts.launched);
   }
 }
+
+/** How long a launched Firefox may take to exit by itself after browser.close (temporary profile). */
+const EXIT_GRACE_MS = 2_000;
+/** The same with a persistent profile, which Firefox writes as it exits. */
+const PERSISTENT_EXIT_GRACE_MS = 6_000;
 
 function waitExit(child: ChildProcess, ms: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
