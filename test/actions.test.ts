@@ -209,6 +209,7 @@ describe('actions', () => {
     r = await page.act({ selector: '#agree' }, { action: 'check' });
     assert.equal(r.verified, true);
     assert.match(r.hint ?? '', /already checked/);
+    assert.equal(r.mode, 'none', 'nothing was sent');
     r = await page.act({ selector: '#agree' }, { action: 'uncheck' });
     assert.deepEqual(r.changes.value, { before: true, after: false });
     r = await page.act({ selector: '#fancy' }, { action: 'check' });
@@ -236,6 +237,9 @@ describe('actions', () => {
     const again = await page.act({ selector: '#scroller' }, { action: 'scroll', pages: 1 });
     assert.equal(again.verified, false);
     assert.match(again.hint ?? '', /at the bottom already/);
+    // The wheel went out (the browser dropped it): trusted input, and the hint as a code for a door's own words.
+    assert.equal(again.mode, 'trusted');
+    assert.deepEqual(again.notes.hint, { code: 'scroll_at_end', params: { ends: 'bottom' } });
     const up = await page.act({ selector: '#scroller' }, { action: 'scroll', dy: -100_000 });
     assert.equal(up.verified, true, 'back to the top');
     const above = await page.act({ selector: '#scroller' }, { action: 'scroll', dy: -10 });

@@ -131,6 +131,20 @@ test('check / uncheck, dropdowns, hover, scroll and mode js', async () => {
   assert.equal(js.changed, true);
 });
 
+test("the engine receipt's notes reach this door in its own words, not in English", async () => {
+  const text = await fresh();
+  const box = indexOf(text, "type='checkbox'");
+  const again = await h.ok(id, 'uncheck_element_by_index', { index: box });
+  assert.equal(again.changed, false);
+  assert.equal(again.hint, '复选框本来就是未选中状态，没有发送任何输入', JSON.stringify(again));
+  // The form fits its viewport: the wheel goes out and is dropped, and the hint says why.
+  const up = await h.ok(id, 'scroll', { down: false, numPages: 1 });
+  assert.equal(up.changed, false, JSON.stringify(up));
+  assert.match(up.hint, /没有可以滚动的内容/, JSON.stringify(up));
+  for (const r of [again, up])
+    for (const s of [r.hint, ...(r.warnings ?? [])]) assert.doesNotMatch(s, /\b(the|was|nothing|scroll)\b/i);
+});
+
 test('click by text and by role, hover_and_click, mouse_click at a point', async () => {
   await fresh();
   const t = await h.ok(id, 'click_element_by_text', { text: 'AAAA' });

@@ -20,6 +20,14 @@ import {
   VALUE_QUIET_MS,
 } from './observe.js';
 import type { ElementOp } from './page-functions.js';
+import {
+  addWarning,
+  errorText,
+  type HintCode,
+  type Note,
+  setHint,
+  type WarningCode,
+} from './receipt-notes.js';
 import { refuseOrigins, refuseTarget } from './refuse.js';
 import { frameOffset, parseTarget, type ResolvedTarget, resolveTarget } from './resolve.js';
 import { markSignals, pendingRequests, signalsSince } from './signals.js';
@@ -260,7 +268,7 @@ async function run(
   if (secret) registerTyped(page, spec, secret);
   const before = observedFrame === mainFrame ? frameBefore : await readFingerprint(mainFrame, d);
   if (!piped) mark();
-  const warnings: string[] = [];
+  const warnings: Note<WarningCode>[] = [];
 
   // The caller gave up (deadline or abort) while the target was guarded: send nothing (a pipelined
   // step went out with the guard: it is the dispatch, and its receipt follows).
@@ -268,7 +276,8 @@ async function run(
   // Dispatch, exactly once.
   let status: Receipt['status'] = 'executed';
   let verified: boolean | null = null;
-  let noDispatchNote: string | undefined;
+  let note: Note<HintCode> | undefined;
+  let nothingSent = false;
   const dialogs = dialogWatch ?? watchDialogs(page);
   let early: Promise<SettleResult> | undefined = piped?.window;
   try {
@@ -287,10 +296,11 @@ async function run(
     }
     const r = await Promise.race([
       dispatching,
-      dialogs.opened.then(() => ({ verified: null, note: undefined })),
+      dialogs.opened.then((): DispatchResult => ({ verified: null })),
     ]);
     verified = r.verified;
-    noDispatchNote = r.note;
+    note = r.note;
+    nothingSent = r.nothingSent === true;
     if (piped) early = 'window' in r ? r.window : undefined;
   } catch (err) {
     if (
@@ -301,9 +311,7 @@ async function run(
     // Stopped at the deadline or by the caller (typing checks between keys): the caller has its answer; free the page.
     if (d.signal.aborted) throw new DeadlineExpired(d);
     status = 'outcome_unknown';
-    warnings.push(
-      `The input was sent but the browser call failed (${err instanceof Error ? err.message : String(err)}); it may or may not have taken effect. Inspect the page before repeating it.`,
-    );
+    warnings.push({ code: 'input_failed', params: { error: errorText(err) } });
   }
 
   dialogs.stop();
@@ -317,9 +325,7 @@ async function run(
     .filter((p) => !pagesBefore.has(p.id))
     .map((p) => ({ page_id: p.id, url: p.url() }));
   if (!heldDialog && (frameBefore === null || frameAfter === null)) {
-    warnings.push(
-      'The page could not be fully read around the action; change_status is based on what could be read.',
-    );
+    warnings.push({ code: 'partly_unreadable' });
   }
 
   const receipt = buildReceipt({
@@ -343,17 +349,11 @@ async function run(
     signals,
     window: { window_ms: win.windowMs, cap_ms: capMs, quiet: win.quiet },
     warnings,
-    note: noDispatchNote,
+    note,
   });
-  receipt.mode = noDispatchNote
-    ? 'none'
-    : spec.action === 'click' && spec.synthetic
-      ? 'synthetic'
-      : 'trusted';
+  receipt.mode = nothingSent ? 'none' : spec.action === 'click' && spec.synthetic ? 'synthetic' : 'trusted';
   if (heldDialog && (opts.verify || opts.snapshot_diff)) {
-    receipt.warnings.push(
-      'Not verified and no snapshot diff: the held dialog blocks the page until it is answered.',
-    );
+    addWarning(receipt, { code: 'dialog_blocks_checks' });
   } else if (opts.verify && verifyChecks) {
     const vd = Deadline.from({ timeoutMs: Math.max(1, d.remaining() - 150) });
     const t0 = Date.now();
@@ -371,7 +371,7 @@ async function run(
     try {
       receipt.diff = (await takeSnapshot(page, { diff: true }, d)).text;
     } catch (err) {
-      receipt.warnings.push(`No snapshot diff: ${err instanceof Error ? err.message : String(err)}`);
+      addWarning(receipt, { code: 'no_snapshot_diff', params: { error: errorText(err) } });
     }
   }
   // A receipt is a record: secret values and secret URL parameters are masked.
@@ -485,25 +485,29 @@ interface ScrollMetrics {
  * asked for. A browser drops such a wheel (or hands it to the scroller's parent), so nothing is
  * waited for.
  */
-function noRoomToScroll(m: ScrollMetrics, dx: number, dy: number, target: 'element' | 'page'): string | null {
+function noRoomToScroll(
+  m: ScrollMetrics,
+  dx: number,
+  dy: number,
+  target: 'element' | 'page',
+): Note<HintCode> | null {
   const room = (pos: number, max: number, delta: number) =>
     delta > 0 ? pos < max - 0.5 : delta < 0 ? pos > 0.5 : false;
   if (room(m.top, m.maxTop, dy) || room(m.left, m.maxLeft, dx)) return null;
   const fits = (dy === 0 || m.maxTop < 1) && (dx === 0 || m.maxLeft < 1);
-  if (fits)
-    return target === 'page'
-      ? 'the scroll position did not move: the page fits its viewport, there is nothing to scroll'
-      : 'the scroll position did not move: the element’s content fits, it has nothing to scroll (a wheel on it scrolls the scroller around it, if any)';
+  if (fits) return { code: target === 'page' ? 'scroll_page_fits' : 'scroll_element_fits' };
   const ends = [dy > 0 ? 'bottom' : dy < 0 ? 'top' : null, dx > 0 ? 'right' : dx < 0 ? 'left' : null].filter(
     (e) => e !== null,
   );
-  return `the scroll position did not move: it is at the ${ends.join(' and ')} already`;
+  return { code: 'scroll_at_end', params: { ends: ends.join(',') } };
 }
 
 interface DispatchResult {
   verified: boolean | null;
-  /** Set when nothing had to be sent (e.g. the checkbox was already checked). */
-  note?: string;
+  /** What the receipt's hint says instead of the default one (e.g. the checkbox was already checked). */
+  note?: Note<HintCode>;
+  /** Nothing had to be sent: the receipt's mode is none. */
+  nothingSent?: boolean;
 }
 
 async function dispatch(
@@ -584,7 +588,11 @@ async function dispatch(
         });
       const want = spec.action === 'check';
       if (valueBefore === want)
-        return { verified: true, note: `already ${want ? 'checked' : 'unchecked'}; nothing was sent` };
+        return {
+          verified: true,
+          nothingSent: true,
+          note: { code: want ? 'already_checked' : 'already_unchecked' },
+        };
       await input.click(needPoint(), { button: 'left', clickCount: 1, modifiers: [] });
       const now = await elementCall<boolean | null>(el, { op: 'checked' }, d).catch(() => null);
       return { verified: now === want };
@@ -614,7 +622,7 @@ async function dispatch(
         if (Date.now() >= until) {
           return {
             verified: false,
-            note: 'the scroll position did not move though there is room to scroll (overflow: hidden, or the page handles the wheel itself)',
+            note: { code: 'scroll_did_not_move' },
           };
         }
         await new Promise((r) => setTimeout(r, 20));
@@ -660,8 +668,8 @@ function buildReceipt(o: {
   navigated: boolean;
   signals: ReturnType<typeof signalsSince>;
   window: Receipt['observation'];
-  warnings: string[];
-  note?: string;
+  warnings: Note<WarningCode>[];
+  note?: Note<HintCode>;
 }): Receipt {
   const { before, after, frameBefore, frameAfter } = o;
   const differs = (a: Fingerprint | null, b: Fingerprint | null, k: keyof Fingerprint) =>
@@ -715,24 +723,26 @@ function buildReceipt(o: {
     requests: o.signals.requests,
     blocked_requests: o.signals.blocked,
     mode: 'trusted',
-    warnings: o.warnings,
+    warnings: [],
+    notes: { warnings: [] },
   };
+  for (const w of o.warnings) addWarning(receipt, w);
   if (urlChanged) receipt.changes.url = { before: before!.url, after: after!.url };
   if (titleChanged) receipt.changes.title = { before: before!.title, after: after!.title };
   if (o.tabBefore !== o.tabAfter) receipt.changes.tab_count = { before: o.tabBefore, after: o.tabAfter };
   if (before && after) receipt.changes.text_length = { before: before.textLength, after: after.textLength };
   if (o.value) receipt.changes.value = o.value;
-  if (o.note) receipt.hint = o.note;
+  if (o.note) setHint(receipt, o.note);
   else if (!changed) {
-    receipt.hint =
+    setHint(
+      receipt,
       receipt.change_status === 'unknown'
-        ? 'The page could not be read after the action; inspect it (snapshot) before deciding.'
-        : `Dispatched, but no change was seen within ${o.window.window_ms} ms. That does not mean the action failed: confirm with a wait condition or a snapshot, and do not repeat it blindly.`;
+        ? { code: 'unreadable_after' }
+        : { code: 'not_observed', params: { window_ms: o.window.window_ms } },
+    );
   }
   if (o.signals.dialog?.state === 'pending') {
-    receipt.warnings.push(
-      `${/^[aeiou]/.test(o.signals.dialog.type) ? 'An' : 'A'} ${o.signals.dialog.type} dialog is open and held: the page's scripts wait until you accept or dismiss it.`,
-    );
+    addWarning(receipt, { code: 'dialog_held', params: { type: o.signals.dialog.type } });
   }
   return receipt;
 }

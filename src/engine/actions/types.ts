@@ -1,5 +1,6 @@
 import type { OperationOptions } from '../deadline.js';
 import type { WaitConditions } from '../waits.js';
+import type { HintCode, Note, WarningCode } from './receipt-notes.js';
 import type { ActionName } from './spec.js';
 
 export type { ActionName, ActionSpec, FilesStep, Modifier, PipelineSpec, Target } from './spec.js';
@@ -91,6 +92,8 @@ export interface Receipt {
   verification?: { satisfied: boolean; waited_ms: number; matched?: string[]; failed?: unknown };
   hint?: string;
   warnings: string[];
+  /** `hint` and `warnings` as codes with the values they name (same order): for a door's own words. */
+  notes: { hint?: Note<HintCode>; warnings: Note<WarningCode>[] };
   /** Snapshot diff text, with options.snapshot_diff. */
   diff?: string;
 }

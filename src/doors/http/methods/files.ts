@@ -8,6 +8,7 @@ import { CommandFailure, type Data, invalidArgument } from '../envelope.js';
 import { mapEngineError } from '../error-map.js';
 import { dataUrl, taskDir, writeEvidence } from '../evidence.js';
 import { resolveFilesConfig } from '../files-config.js';
+import { receiptWarnings } from '../render/receipt-notes.js';
 import { resolveDataFile } from '../static-files.js';
 import { decodeBase64, resolveSourcePath, sanitizeFilename, stageFile } from '../upload-staging.js';
 import { indexTarget, OBSERVE_MS } from './act.js';
@@ -258,7 +259,7 @@ const uploadFile = method({
       ...source,
       actionStatus: rc.status === 'executed' ? 'completed' : 'unknown',
       dialog: rc.dialog ?? undefined,
-      warnings: rc.warnings.length ? rc.warnings : undefined,
+      warnings: receiptWarnings(rc),
     };
   },
 });

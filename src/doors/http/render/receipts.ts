@@ -1,5 +1,6 @@
 import type { Receipt } from '../../../engine/actions/types.js';
 import type { Data } from '../envelope.js';
+import { receiptHint, receiptWarnings } from './receipt-notes.js';
 
 /**
  * Click receipts (reference §10.1) rendered from the engine's action receipt.
@@ -71,7 +72,7 @@ export function clickReceipt(
   };
   if (r.status !== 'executed') {
     data.retrySafe = false;
-    data.actionError = r.warnings.join('; ') || r.hint || 'outcome unknown';
+    data.actionError = receiptWarnings(r)?.join('；') || receiptHint(r) || '结果未知';
   }
   if (!r.changed)
     data.hint = complete ? NO_CHANGE_HINT : '动作后无法读取页面，请先用 get_browser_state 确认状态';
@@ -85,7 +86,7 @@ export function clickReceipt(
     };
   if (r.downloads.length > 0)
     data.downloads = r.downloads.map((d) => ({ downloadId: d.download_id, filename: d.suggested_filename }));
-  if (r.warnings.length > 0) data.warnings = r.warnings;
+  data.warnings = receiptWarnings(r);
   if (r.verified !== null) data.verified = r.verified;
   return data;
 }
@@ -97,8 +98,8 @@ export function actionSummary(r: Receipt): Data {
     changeStatus: r.change_status,
     verified: r.verified ?? undefined,
     actionStatus: r.status === 'executed' ? 'completed' : 'unknown',
-    hint: r.hint && !r.changed ? r.hint : undefined,
+    hint: r.changed ? undefined : receiptHint(r),
     dialog: r.dialog ?? undefined,
-    warnings: r.warnings.length > 0 ? r.warnings : undefined,
+    warnings: receiptWarnings(r),
   };
 }
