@@ -145,6 +145,34 @@ test("the engine receipt's notes reach this door in its own words, not in Englis
     for (const s of [r.hint, ...(r.warnings ?? [])]) assert.doesNotMatch(s, /\b(the|was|nothing|scroll)\b/i);
 });
 
+test('failures agents meet often are in this door\'s words: bad selector, missing option, wrong widget, slow page', async () => {
+  const text = await fresh();
+  const english = /[A-Za-z]{3,} [A-Za-z]{3,} [A-Za-z]{3,}/;
+  const bad = await h.fails(id, 'click_element_by_selector', { selector: 'button:contains(Save)' });
+  assert.match(bad.json.msg, /选择器 "button:contains\(Save\)" 不是合法的 CSS 选择器/, bad.json.msg);
+  const sel = indexOf(text, '<select');
+  const none = await h.fails(id, 'select_dropdown_option', { index: sel, text: 'Banana' });
+  assert.match(none.json.msg, /下拉框里没有 "Banana" 这个选项/, none.json.msg);
+  const notSelect = await h.fails(id, 'select_dropdown_option', { index: indexOf(text, 'AAAA'), text: 'x' });
+  assert.match(notSelect.json.msg, /不是原生下拉框/, notSelect.json.msg);
+  const slow = await h.fails(id, 'go_to_url', { url: h.page('../../slow?ms=3000'), timeoutMs: 300 });
+  assert.equal(slow.json.data.errorCode, 'ACTION_TIMEOUT', JSON.stringify(slow.json));
+  assert.match(slow.json.msg, /页面在 300 毫秒内没有加载完成/, slow.json.msg);
+  for (const r of [bad, none, notSelect, slow]) {
+    assert.doesNotMatch(r.json.msg, english, r.json.msg);
+    // The engine's own English stays available for a bug report.
+    assert.match(r.json.data.engineMessage, english);
+  }
+});
+
+test('a wait that times out reports what it last saw, not a cut-short evaluate', async () => {
+  await fresh();
+  const r = await h.fails(id, 'wait_for_function', { expression: 'false', timeoutSeconds: 1 });
+  const conditions = r.json.data.conditions as { observed?: { error?: unknown } }[];
+  assert.ok(Array.isArray(conditions) && conditions.length > 0, JSON.stringify(r.json));
+  for (const c of conditions) assert.equal(c.observed?.error ?? null, null, JSON.stringify(r.json));
+});
+
 test('click by text and by role, hover_and_click, mouse_click at a point', async () => {
   await fresh();
   const t = await h.ok(id, 'click_element_by_text', { text: 'AAAA' });

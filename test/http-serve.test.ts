@@ -248,7 +248,11 @@ test('missing and invalid parameters give HTTP 400 with the literal message', as
 
   const wrongType = await post({ id, method: 'go_to_url', params: { url: 42 } });
   assert.equal(wrongType.status, 400);
-  assert.match(wrongType.json.msg, /^go_to_url 失败：参数 url 无效：/);
+  // zod's own words in this door's language, type names included.
+  assert.equal(wrongType.json.msg, 'go_to_url 失败：参数 url 无效：无效输入：期望 字符串，实际接收 数字');
+  const tooLong = await post({ id, method: 'wait', params: { seconds: 1e6 } });
+  assert.equal(tooLong.status, 400, JSON.stringify(tooLong.json));
+  assert.doesNotMatch(tooLong.json.msg, /[A-Za-z]{3,} [A-Za-z]{3,}/, tooLong.json.msg);
 
   // The engine's own parameter check (a URL it cannot use) is also a 400.
   const badUrl = await post({ id, method: 'go_to_url', params: { url: 'not a url' } });

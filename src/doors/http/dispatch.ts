@@ -27,6 +27,7 @@ import {
 import type { Snowflake } from './snowflake.js';
 import { suggestMethods } from './suggest.js';
 import { normalizeTaskId, type TaskTable } from './tasks.js';
+import { issueInChinese } from './zh-issues.js';
 
 /** How long a command waits for the previous command of its task (reference §6.1). */
 export const SERIALIZE_WAIT_MS = 5_000;
@@ -155,7 +156,8 @@ function invalidParams(e: InvalidParams): CommandFailure {
   if (value === undefined || value === '') {
     return invalidArgument(`${e.method} 失败：缺少参数 ${field}`, { field });
   }
-  return invalidArgument(`${e.method} 失败：参数 ${field} 无效：${e.issues[0]?.message ?? 'invalid'}`, {
+  const why = e.issues[0] ? issueInChinese(e.issues[0], e.raw) : '无效';
+  return invalidArgument(`${e.method} 失败：参数 ${field} 无效：${why}`, {
     field,
   });
 }

@@ -180,6 +180,16 @@ function doorReason(e: TabwrightError, m: Mapped): string | undefined {
         return `${t}匹配到 ${n} 个同样合适的可见元素，无法确定要操作哪一个：请传 nth（从 0 开始）、写更精确的选择器，或调用 get_browser_state 后按 index 操作（候选见 data.candidates）`;
       case 'nth_out_of_range':
         return `${t}匹配到 ${n} 个元素，没有第 ${String(d.nth)} 个：nth 从 0 开始，要小于 ${n}`;
+      case 'ambiguous_option':
+        return '下拉框里有几个选项的文字相同，无法确定选哪一个：请先用 get_dropdown_options 看清选项，再传更精确的文字';
+      case 'no_such_option': {
+        // The engine lists them as `label "Banana"`, `value "b"`: the quoted part is the caller's own text.
+        const names = (Array.isArray(d.missing) ? d.missing : [])
+          .map((x) => /"((?:[^"\\]|\\.)*)"/.exec(String(x))?.[1])
+          .filter((x) => x !== undefined);
+        const which = names.length > 0 ? ` ${names.map((x) => `"${x}"`).join('、')} 这个` : '要选的';
+        return `下拉框里没有${which}选项（或它被禁用了）：请先用 get_dropdown_options 读出现有的选项，再传其中一个的文字`;
+      }
       default:
         return undefined;
     }
@@ -191,6 +201,18 @@ function doorReason(e: TabwrightError, m: Mapped): string | undefined {
     return /ERR_ABORTED/.test(net)
       ? `打开页面被取消（${net}）：页面自己取消了这次导航（例如链接其实是下载，或又跳去了别处）；用 get_url 看现在的页面`
       : `网络错误（${net}）：浏览器显示的是网络错误页，页面根本没有内容，不是「元素在、只是暂时不可点」；请检查地址、网络或代理后重试`;
+  }
+  const queued = queueReason(e);
+  if (queued) return queued;
+  if (e.code === 'invalid_selector')
+    return `${typeof d.selector === 'string' ? `选择器 ${JSON.stringify(d.selector)}` : '选择器'} 不是合法的 CSS 选择器：请改正它（不支持 :contains() 这类 jQuery 写法，按文字找请用 click_element_by_text），或调用 get_browser_state 后按 index 操作`;
+  if (e.code === 'unsupported_target') {
+    if (d.reason === 'not_select')
+      return '这个元素不是原生下拉框（<select>），不能用 select_dropdown_option：自定义下拉框请先点击它展开，再点击要选的选项';
+    if (d.reason === 'not_checkable')
+      return '这个元素不是复选框、单选框或开关，不能勾选：请调用 get_browser_state 找到真正的复选框，或直接点击它';
+    if (d.reason === 'not_file_input')
+      return '这个元素不是文件输入框（<input type=file>）：请对页面上的文件输入框调用 upload_file';
   }
   if (e.code === 'element_not_actionable') {
     const literal = REASONS[m.code];
@@ -213,6 +235,24 @@ function doorReason(e: TabwrightError, m: Mapped): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The page's one-operation-at-a-time queue gave up (engine page-queue.ts): started or not, and why. */
+function queueReason(e: TabwrightError): string | undefined {
+  const d = e.details;
+  if (e.code !== 'navigation_timeout' && e.code !== 'not_ready') return undefined;
+  if (d.outcome !== 'not_started' && d.outcome !== 'unknown') return undefined;
+  const ms = typeof d.timeout_ms === 'number' ? d.timeout_ms : undefined;
+  const within = ms === undefined ? '在等待时间内' : `在 ${ms} 毫秒内`;
+  if (d.aborted === true)
+    return d.outcome === 'not_started'
+      ? '命令在开始执行之前被取消了：它没有执行，可以安全地重发'
+      : '命令发出之后被取消了：结果未知，重复之前先调用 get_browser_state 检查页面状态';
+  if (d.outcome === 'not_started')
+    return `这个页面上前面的命令还没结束，这个命令${within}没能开始：它没有执行，可以安全地重发（或加大 timeoutMs）`;
+  if (e.code === 'navigation_timeout')
+    return `页面${within}没有加载完成，导航可能还在进行：重复之前先用 get_url 看现在的页面，或加大 timeoutMs`;
+  return `命令已经发出，但${within}没有完成，结果未知：重复之前先调用 get_browser_state 检查页面状态`;
 }
 
 /** Other doors' names in engine advice, and this door's words for them (fallback for untranslated texts). */

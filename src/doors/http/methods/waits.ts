@@ -34,9 +34,17 @@ function isWaitTimeout(err: unknown): err is TabwrightError {
 }
 
 /**
+ * A wait gets another engine wait only with at least this much time left. The engine's wait stops
+ * up to 400 ms before its deadline (to report what it saw before the page queue's own deadline),
+ * so what is left after a wait of up to 60 s is that margin: a wait in it could not observe
+ * anything, and its report (an evaluate cut at 1 ms) would replace the real last observation.
+ */
+const SERIES_MIN_MS = 1000;
+
+/**
  * One long wait as a series of engine waits (each at most ENGINE_MAX_TIMEOUT_MS) until `until`:
  * `attempt(timeoutMs)` runs again while `timedOut(err)` says the engine's wait ran out and at least
- * 50 ms are left; any other error, or the last timeout, is thrown.
+ * SERIES_MIN_MS are left; any other error, or the last timeout, is thrown.
  */
 export async function waitInSeries<T>(
   until: number,
@@ -47,7 +55,7 @@ export async function waitInSeries<T>(
     try {
       return await attempt(Math.max(1, Math.min(until - Date.now(), ENGINE_MAX_TIMEOUT_MS)));
     } catch (err) {
-      if (!timedOut(err) || until - Date.now() < 50) throw err;
+      if (!timedOut(err) || until - Date.now() < SERIES_MIN_MS) throw err;
     }
   }
 }
