@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { isAlive as alive } from '../src/backends/process-tree.js';
+import { LaunchRecords } from '../src/engine/launch-records.js';
 import { newEngine, tempHome } from './helpers/engine.js';
 
 // Nothing a session creates is left after it closes: no browser process, no temporary profile, no
@@ -245,6 +246,9 @@ describe('leftovers', () => {
       try {
         if (pid) process.kill(-pid, 'SIGKILL');
       } catch {}
+      // A SIGKILLed owner cleans up nothing: its Firefox's directories are the next engine's in this
+      // home to remove (its work directory may be outside the home: test/helpers/tmp-guard.ts).
+      new LaunchRecords(home.dir).sweep();
     }
   });
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type {
   Backend,
@@ -180,6 +180,22 @@ export class Engine {
     };
   }
 
+  /** Runs one launch with fresh settings: a launch that fails (a profile in use, a browser that
+   * would not start) leaves no work directory behind; one that succeeds hands it to the browser. */
+  private async withLaunchSettings<T>(
+    backend: Backend,
+    product: string | undefined,
+    launch: (settings: ReturnType<Engine['launchSettings']>) => Promise<T>,
+  ): Promise<T> {
+    const settings = this.launchSettings(backend, product);
+    try {
+      return await launch(settings);
+    } catch (err) {
+      rmSync(settings.workDir, { recursive: true, force: true, maxRetries: 3 });
+      throw err;
+    }
+  }
+
   /**
    * The shared browser of ephemeral sessions of one family and product, launched on first use and
    * relaunched after it dies.
@@ -193,7 +209,7 @@ export class Engine {
       if (b?.isConnected()) return b;
       if (this.shared.get(key) === current) this.shared.delete(key);
     }
-    const launching = backend.launch(this.launchSettings(backend, product));
+    const launching = this.withLaunchSettings(backend, product, (settings) => backend.launch(settings));
     this.shared.set(key, launching);
     const forget = () => {
       if (this.shared.get(key) === launching) this.shared.delete(key);
@@ -354,12 +370,8 @@ export class Engine {
         const profileExisted = existsSync(dir);
         mkdirSync(dir, { recursive: true });
         return withPolicyProxy(policy, async (proxy) => {
-          const { browser, context } = await backend.launchPersistent(
-            this.launchSettings(backend, product),
-            dir,
-            {
-              proxyServer: proxy?.url,
-            },
+          const { browser, context } = await this.withLaunchSettings(backend, product, (settings) =>
+            backend.launchPersistent(settings, dir, { proxyServer: proxy?.url }),
           );
           this.track(browser);
           const s = new Session({

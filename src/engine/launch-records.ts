@@ -55,6 +55,24 @@ function removeDirs(r: Pick<LaunchRecord, 'temporary_profile' | 'work_dir'>, att
   }
 }
 
+/**
+ * Cleanups waiting for a browser that had disconnected but not yet exited. Their timers do not keep
+ * the process alive, so a process that exits first runs them at exit (synchronously: killGroup and
+ * rmSync), instead of leaving the work directory to the next engine in the same home.
+ */
+const pendingAtExit = new Set<() => void>();
+let exitHookInstalled = false;
+function finishAtExit(finish: () => void): () => void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const f of [...pendingAtExit]) f();
+    });
+  }
+  pendingAtExit.add(finish);
+  return () => pendingAtExit.delete(finish);
+}
+
 /** The longest `<work dir>/tmp` whose browser sockets fit a Unix socket path (see newWorkDir). */
 const MAX_WORK_TMP_BYTES = 56;
 
@@ -120,8 +138,12 @@ export class LaunchRecords {
       closed: () => {
         // The disconnect can come a moment before the process has exited: remove once it is gone.
         const finish = () => this.finish(file);
-        if (!alive(p.pid)) finish();
-        else setTimeout(finish, 1000).unref();
+        if (!alive(p.pid)) return finish();
+        const forget = finishAtExit(finish);
+        setTimeout(() => {
+          forget();
+          finish();
+        }, 1000).unref();
       },
     };
   }
