@@ -24,7 +24,17 @@ if (files.length === 0) {
 }
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
+  [
+    '--import',
+    'tsx',
+    // Each file gets a TMPDIR of its own and fails when it leaves anything in it (test/helpers/tmp-guard.ts).
+    '--import',
+    './test/helpers/tmp-guard.ts',
+    '--test',
+    '--test-concurrency=2',
+    '--test-timeout=300000',
+    ...files,
+  ],
   { stdio: 'inherit', env: { ...process.env, TABWRIGHT_LOG: process.env.TABWRIGHT_LOG ?? 'warn' } },
 );
 process.exit(r.status ?? 1);

@@ -6,8 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { GridBrowser } from '../src/backends/grid/grid-browser.js';
 import { GridPlacement } from '../src/backends/grid/grid-placement.js';
@@ -91,7 +94,10 @@ describe('tabwright on a Selenium Grid', () => {
   });
 
   it('the provider killed with SIGKILL: its Grid sessions are deleted (the reaper), the slots are free', async () => {
-    const p = spawnProvider(home.dir, [], { TABWRIGHT_GRID_URL: grid.url });
+    // A SIGKILLed process removes nothing: its temporary files (playwright-core's artifacts folder)
+    // go in a folder of its own, which the test removes.
+    const tmp = mkdtempSync(join(tmpdir(), 'killed-'));
+    const p = spawnProvider(home.dir, [], { TABWRIGHT_GRID_URL: grid.url, TMPDIR: tmp });
     try {
       await p.call('session.ensure', { client_session_id: 'k1', timeout_ms: 40_000 }, 60_000);
       await grid.waitForSessions(1);
@@ -99,6 +105,7 @@ describe('tabwright on a Selenium Grid', () => {
       await grid.waitForSessions(0, 15_000);
     } finally {
       await p.close(1000).catch(() => {});
+      rmSync(tmp, { recursive: true, force: true });
     }
   });
 
