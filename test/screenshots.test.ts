@@ -103,7 +103,9 @@ describe('screenshots', () => {
       page.screenshot({ element: { ref: 'e99' }, resolveElement }),
       'element_not_found',
     );
-    assert.equal(err.details.reason, 'stale');
+    // The same failure as every other call on a stale ref.
+    assert.equal(err.details.reason, 'stale_ref');
+    assert.equal(err.details.element_ref, 'e99');
   });
 
   test('element by snapshot ref (the default resolver)', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ScreencastFrame, ScreencastOptions, ScreenshotResult } from '../backends/backend.js';
+import { staleRef } from './actions/element-calls.js';
 import type { Deadline } from './deadline.js';
 import { TabwrightError } from './errors.js';
 import type { Page } from './page.js';
@@ -197,7 +198,7 @@ async function elementArea(
       throw new TabwrightError(
         'element_not_found',
         `No element matches "${el.selector}". Take a snapshot and use a ref, or check the selector.`,
-        { details: { selector: el.selector, match_count: 0 } },
+        { details: { selector: el.selector, match_count: 0, reason: 'no_match' } },
       );
     }
     if (m.count > 1) {
@@ -213,11 +214,8 @@ async function elementArea(
   const resolver = elementResolver(req.resolveElement);
   const found = await resolver(el.ref!, { page, timeoutMs: Math.min(5000, Math.max(1, d.remaining())) });
   if (!found) {
-    throw new TabwrightError(
-      'element_not_found',
-      `Ref ${el.ref} does not name an element on the page any more. Take a new snapshot and use its refs.`,
-      { details: { ref: el.ref, reason: 'stale' } },
-    );
+    // The same stale-ref failure as every other ref call (doors map reason stale_ref, never a bare "stale").
+    throw staleRef(el.ref!, 'it no longer names an element on the page');
   }
   if (!found.box || found.box.width <= 0 || found.box.height <= 0) throw notVisible({ ref: el.ref });
   return { ...found.box };

@@ -24,7 +24,7 @@ function classify(source: string): 'expression' | 'body' {
     throw new TabwrightError(
       'invalid_request',
       `The script is not valid JavaScript (${firstLine(String(err))}). Pass an expression, a function expression, or a statement body that uses return.`,
-      { details: { reason: 'script_syntax', field: 'source' } },
+      { details: { reason: 'script_syntax', field: 'source', exception: firstLine(String(err)) } },
     );
   }
 }

@@ -466,6 +466,9 @@ function preview(value: unknown): unknown {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The least time a poll's browser calls get; with less left, the wait reports what it saw last. */
+const MIN_POLL_MS = 50;
+
 /**
  * Polls the conditions (every 100 ms) until all hold (mode "all", default)
  * or one does (mode "any"). Runs inside the page's queue under `deadline`;
@@ -559,6 +562,9 @@ export async function runWait(
     // Leave time to report before the queue's own deadline fires.
     if (deadline.remaining() <= poll + margin || deadline.signal.aborted) break;
     await sleep(poll);
+    // A loaded machine can oversleep: a poll left with almost no time would only time out its own
+    // evaluate, and that cut-short call would replace the last real observation in the report.
+    if (deadline.remaining() - margin < MIN_POLL_MS) break;
   }
   // The report: a stale condition counts as what it was when last observed.
   const lastSeen = (s: ConditionState) =>

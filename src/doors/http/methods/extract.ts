@@ -36,6 +36,35 @@ function scriptsDir(ctx: MethodContext): string {
   return join(ctx.engine.home, 'scripts', 'js');
 }
 
+/** A syntax error that looks like a script cut short: where long scripts go instead. */
+function truncatedHint(exception: string, body: string): Data {
+  if (!/SyntaxError/.test(exception)) return {};
+  // The browser says so ("Unexpected end of input"); a script compiled in Node first is wrapped in a
+  // function, so its error names the wrapper's "}" instead: then the script's own brackets decide.
+  const said = /Unexpected end of input|missing \) after|Unterminated/.test(exception);
+  if (!said && !endsOpen(body)) return {};
+  return {
+    hint: '脚本像是被截断了：长脚本请放进 bodyFile（服务端脚本目录里的文件）',
+    scriptLength: body.length,
+  };
+}
+
+/** Whether a script ends inside a string or with brackets still open (comments are not read). */
+function endsOpen(body: string): boolean {
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = null;
+    } else if (c === '"' || c === "'" || c === '`') quote = c;
+    else if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth--;
+  }
+  return quote !== null || depth > 0;
+}
+
 /** Runs a script through the engine (main frame, or the engine frame id `frame`), mapping its failures to the reference's wording. */
 export async function runScript(
   ctx: MethodContext,
@@ -48,18 +77,25 @@ export async function runScript(
     const r = await ops.evaluate.call(pageOf(ctx), { source: body, frame }, { timeoutMs: ms });
     return r.value;
   } catch (err) {
+    if (err instanceof TabwrightError && err.details.reason === 'script_syntax') {
+      // Compiled in Node and refused before anything ran: the parameter to fix is this door's `body`.
+      const exception = String(err.details.exception ?? 'SyntaxError');
+      throw invalidArgument(`${ctx.method} 失败：执行 JavaScript 失败：${exception}`, {
+        field: 'body',
+        exception,
+        ...truncatedHint(exception, body),
+      });
+    }
     if (err instanceof TabwrightError && err.details.reason === 'script_error') {
       const exception = String(err.details.exception ?? err.message)
         .replace(/^page\.evaluate: /, '')
         .split('\n')[0]!;
-      const data: Data = { errorCode: 'ACTION_FAILED', retryable: false, exception };
-      if (
-        /SyntaxError/.test(exception) &&
-        /Unexpected end of input|missing \) after|Unterminated/.test(exception)
-      ) {
-        data.hint = '脚本像是被截断了：长脚本请放进 bodyFile（服务端脚本目录里的文件）';
-        data.scriptLength = body.length;
-      }
+      const data: Data = {
+        errorCode: 'ACTION_FAILED',
+        retryable: false,
+        exception,
+        ...truncatedHint(exception, body),
+      };
       throw new CommandFailure(`${ctx.method} 失败：执行 JavaScript 失败：${exception}`, data);
     }
     if (
