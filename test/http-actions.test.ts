@@ -174,6 +174,14 @@ test('execute_js with a syntax error: the reference wording, the door field, the
   assert.match(cut.json.data.hint, /截断/);
 });
 
+test('scroll_to_text that never finds its text: this door\'s timeout with the conditions', async () => {
+  await fresh();
+  const r = await h.fails(id, 'scroll_to_text', { text: 'no such words anywhere', timeoutSeconds: 1 });
+  assert.equal(r.json.data.errorCode, 'ACTION_TIMEOUT', JSON.stringify(r.json));
+  assert.equal(r.json.msg, 'scroll_to_text 超时：等待时间内条件一直没有满足');
+  assert.equal(r.json.data.conditions?.[0]?.condition, 'text_present', JSON.stringify(r.json));
+});
+
 test('a wait that times out reports what it last saw, not a cut-short evaluate', async () => {
   await fresh();
   const r = await h.fails(id, 'wait_for_function', { expression: 'false', timeoutSeconds: 1 });

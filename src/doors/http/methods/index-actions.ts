@@ -17,6 +17,7 @@ import {
   timeoutMsSchema,
 } from './common.js';
 import { ACTION_REPLY, CLICK_REPLY } from './replies.js';
+import { waitFor } from './waits.js';
 
 function hitOf(index: number, t: ReturnType<typeof indexTarget>): Data {
   return { index, tag: t.info.tag, text: t.info.text || t.info.name || undefined };
@@ -315,11 +316,7 @@ const scrollToText = method({
   meta: { task: 'existing', evidence: true, reply: ACTION_REPLY },
   params: z.object({ text: z.string().min(1), timeoutSeconds: z.number().positive().max(60).optional() }),
   async run(ctx, p) {
-    await ops.wait.call(
-      pageOf(ctx),
-      { conditions: { text_present: p.text } },
-      { timeoutMs: budget((p.timeoutSeconds ?? 30) * 1000, 30_000) },
-    );
+    await waitFor(ctx, { text_present: p.text }, p.timeoutSeconds);
     const a = await act(ctx, 'other', 10_000, (page, w, o) =>
       ops.scroll.call(page, { target: { text: p.text }, into_view: true, ...w }, o),
     );

@@ -60,7 +60,8 @@ export async function waitInSeries<T>(
   }
 }
 
-async function waitFor(
+/** One door wait: a timeout is this door's ACTION_TIMEOUT with the conditions last observed. */
+export async function waitFor(
   ctx: MethodContext,
   conditions: WaitConditions,
   timeoutSeconds: number | undefined,
