@@ -44,7 +44,9 @@ test('serve: a session past --max-sessions is refused, retryable, saying why; /h
   const second = await command({ method: 'start' });
   assert.equal(second.ok, false, JSON.stringify(second));
   assert.equal(second.data.retryable, true, JSON.stringify(second));
-  assert.match(second.msg, /holds 1 sessions, its limit.*--max-sessions/);
+  // In this door's words (Chinese), with the flag that sets the limit.
+  assert.match(second.msg, /服务已经有 1 个任务，达到上限（--max-sessions/, second.msg);
+  assert.match(second.data.engineMessage, /holds 1 sessions, its limit/);
 
   const busy = await health();
   assert.equal(busy.sessions, 1);

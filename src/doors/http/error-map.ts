@@ -204,6 +204,14 @@ function doorReason(e: TabwrightError, m: Mapped): string | undefined {
   }
   const queued = queueReason(e);
   if (queued) return queued;
+  if (e.code === 'not_ready' && d.reason === 'session_limit')
+    return `服务已经有 ${d.sessions} 个任务，达到上限（--max-sessions / TABWRIGHT_MAX_SESSIONS = ${d.max_sessions}）：先 close 不再需要的任务，或等一个任务结束后再 start`;
+  if (e.code === 'not_ready' && d.reason === 'low_memory')
+    return `机器只剩 ${d.available_mb} MiB 可用内存，低于下限 ${d.min_free_mb} MiB（--min-free-mb / TABWRIGHT_MIN_FREE_MB）：再开一个浏览器任务会拖慢所有任务；请先 close 一些任务或释放内存，稍后再 start`;
+  if (e.code === 'page_not_found')
+    return d.reason === 'crashed'
+      ? '这个标签页崩溃了（渲染进程已退出），上面什么都读不了也做不了：用 close_tab 关掉它，再用 new_tab 或 go_to_url 打开页面；任务本身还能用'
+      : '这个任务当前没有打开的标签页（或它已经关闭）：先用 get_tabs 查看，或用 new_tab / go_to_url 打开一个页面';
   if (e.code === 'invalid_selector')
     return `${typeof d.selector === 'string' ? `选择器 ${JSON.stringify(d.selector)}` : '选择器'} 不是合法的 CSS 选择器：请改正它（不支持 :contains() 这类 jQuery 写法，按文字找请用 click_element_by_text），或调用 get_browser_state 后按 index 操作`;
   if (e.code === 'unsupported_target') {

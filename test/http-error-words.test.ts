@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { mapEngineError } from '../src/doors/http/error-map.js';
+import { TabwrightError } from '../src/engine/errors.js';
+
+// The HTTP door's own sentences for engine failures (no browser: the mapping alone). The doors'
+// real transports are tested in http-actions, http-serve and backpressure; these are the failures
+// that are hard to cause on purpose there.
+
+const english = /[A-Za-z]{3,} [A-Za-z]{3,} [A-Za-z]{3,}/;
+
+const cases: [string, TabwrightError, RegExp][] = [
+  [
+    'a page that crashed',
+    new TabwrightError('page_not_found', 'Page p1 crashed (its renderer process is gone).', {
+      details: { page_id: 'p1', reason: 'crashed' },
+    }),
+    /标签页崩溃了.*close_tab/,
+  ],
+  [
+    'no open page',
+    new TabwrightError('page_not_found', 'Session s1 has no open page. Open one with tab.new or page.open.', {
+      details: { session_id: 's1', page_id: null },
+    }),
+    /没有打开的标签页.*new_tab \/ go_to_url/,
+  ],
+  [
+    'low memory',
+    new TabwrightError('not_ready', 'The machine has 100 MiB of memory available, below …', {
+      retryable: true,
+      details: { reason: 'low_memory', available_mb: 100, min_free_mb: 256, sessions: 3 },
+    }),
+    /只剩 100 MiB 可用内存，低于下限 256 MiB/,
+  ],
+  [
+    'a command that never started',
+    new TabwrightError('not_ready', 'page.read did not start within 100 ms because …', {
+      retryable: true,
+      details: { outcome: 'not_started', timeout_ms: 100, operation: 'page.read', aborted: false },
+    }),
+    /在 100 毫秒内没能开始：它没有执行，可以安全地重发/,
+  ],
+  [
+    'a command whose outcome is unknown',
+    new TabwrightError('not_ready', 'page.act was dispatched but did not finish within 100 ms …', {
+      details: { outcome: 'unknown', timeout_ms: 100, operation: 'page.act', aborted: false },
+    }),
+    /命令已经发出，但在 100 毫秒内没有完成，结果未知/,
+  ],
+];
+
+for (const [what, err, words] of cases) {
+  test(`engine failure in this door's words: ${what}`, () => {
+    const f = mapEngineError('get_url', err);
+    assert.match(f.message, words, f.message);
+    assert.doesNotMatch(f.message, english, f.message);
+    assert.equal(f.data.engineMessage, err.message, 'the engine text stays available');
+  });
+}
