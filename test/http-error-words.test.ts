@@ -47,7 +47,31 @@ const cases: [string, TabwrightError, RegExp][] = [
     }),
     /命令已经发出，但在 100 毫秒内没有完成，结果未知/,
   ],
+  [
+    'a human-input request that expired',
+    new TabwrightError('invalid_request', 'Request h1 expired; the agent must issue a new one.', {
+      details: { field: 'request_id', request_id: 'h1', status: 'expired' },
+    }),
+    /人工输入请求 h1 已过期/,
+  ],
+  [
+    'an unknown human-input request',
+    new TabwrightError(
+      'invalid_request',
+      'No human-input request h9 (requests live in memory; issue a new one).',
+      {
+        details: { field: 'request_id', request_id: 'h9' },
+      },
+    ),
+    /没有人工输入请求 h9/,
+  ],
 ];
+
+test("an engine parameter's name is this door's (data.field)", () => {
+  const f = mapEngineError('submit_human_input', cases.at(-1)![1]);
+  assert.equal(f.data.field, 'requestId');
+  assert.equal(f.data.errorCode, 'INVALID_ARGUMENT');
+});
 
 for (const [what, err, words] of cases) {
   test(`engine failure in this door's words: ${what}`, () => {

@@ -204,6 +204,13 @@ function doorReason(e: TabwrightError, m: Mapped): string | undefined {
   }
   const queued = queueReason(e);
   if (queued) return queued;
+  if (e.code === 'invalid_request' && d.field === 'request_id') {
+    const id = String(d.request_id ?? '');
+    if (d.status === 'expired') return `人工输入请求 ${id} 已过期：请重新调用 request_human_input`;
+    if (d.status === 'answered')
+      return `人工输入请求 ${id} 已经回答过了，不能再提交：用 get_human_input 读取答案`;
+    return `没有人工输入请求 ${id}（请求只保存在内存里，服务重启后就没有了）：请重新调用 request_human_input`;
+  }
   if (e.code === 'not_ready' && d.reason === 'session_limit')
     return `服务已经有 ${d.sessions} 个任务，达到上限（--max-sessions / TABWRIGHT_MAX_SESSIONS = ${d.max_sessions}）：先 close 不再需要的任务，或等一个任务结束后再 start`;
   if (e.code === 'not_ready' && d.reason === 'low_memory')
@@ -262,6 +269,13 @@ function queueReason(e: TabwrightError): string | undefined {
     return `页面${within}没有加载完成，导航可能还在进行：重复之前先用 get_url 看现在的页面，或加大 timeoutMs`;
   return `命令已经发出，但${within}没有完成，结果未知：重复之前先调用 get_browser_state 检查页面状态`;
 }
+
+/** The engine's parameter names, as this door's parameters are called (data.field). */
+const FIELD_WORDS: Record<string, string> = {
+  request_id: 'requestId',
+  timeout_ms: 'timeoutMs',
+  element_ref: 'index',
+};
 
 /** Other doors' names in engine advice, and this door's words for them (fallback for untranslated texts). */
 const DOOR_WORDS: [RegExp, string][] = [
@@ -338,7 +352,7 @@ export function mapEngineError(method: string, err: unknown): CommandFailure {
     data.invalidArgument = true;
     data.errorCode = 'INVALID_ARGUMENT';
     data.started = false;
-    data.field = e.details.field;
+    data.field = FIELD_WORDS[e.details.field] ?? e.details.field;
   }
   return new CommandFailure(`${method} 失败：[${data.errorCode}] ${reason}`, data);
 }
