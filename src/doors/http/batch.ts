@@ -119,8 +119,8 @@ async function runExpect(ctx: MethodContext, e: Expect): Promise<Data> {
     const j = judge(e, actual);
     return { passed: j.passed, actual: actual ?? null, js: e.js, matcher: j.matcher, expected: j.expected };
   } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    return { passed: false, js: e.js, error: msg };
+    // In this door's words, like every failure it answers (a script failure is runScript's already).
+    return { passed: false, js: e.js, error: mapEngineError('execute_js', err).message };
   }
 }
 
