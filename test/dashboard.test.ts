@@ -130,6 +130,37 @@ test('a pending request appears live; the person answers in the dashboard; the a
   await page.close();
 });
 
+test('a person whose browser asks for Chinese gets the dashboard in Chinese; others in English', async () => {
+  const zh = await browser.newPage({ locale: 'zh-CN' });
+  const en = await browser.newPage({ locale: 'en-US' });
+  try {
+    for (const p of [zh, en]) {
+      await p.goto(`${h.server.url}/`);
+      await p.locator('#conn[data-state="live"]').waitFor({ timeout: 10_000 });
+    }
+    const r = await h.ok(id, 'request_human_input', { prompt: '请登录' });
+    const button = (p: typeof zh) =>
+      p.locator(`article[data-request-id="${r.requestId}"] button[type="submit"]`).textContent();
+    await zh.locator(`article[data-request-id="${r.requestId}"]`).waitFor({ timeout: 10_000 });
+    await en.locator(`article[data-request-id="${r.requestId}"]`).waitFor({ timeout: 10_000 });
+    assert.equal(await button(zh), '提交回答');
+    assert.equal(await button(en), 'Send answer');
+    assert.equal(await zh.locator('#tasks-h span').first().textContent(), '运行中的任务');
+    assert.equal(await zh.evaluate(() => document.documentElement.lang), 'zh-CN');
+    assert.equal(await en.locator('#conn').textContent(), 'live');
+    assert.equal(await zh.locator('#conn').textContent(), '已连接');
+    await zh
+      .locator(`article[data-request-id="${r.requestId}"] button`, { hasText: '已在浏览器里完成' })
+      .click();
+    assert.equal(
+      (await h.ok(id, 'get_human_input', { requestId: r.requestId, timeoutSeconds: 10 })).status,
+      'answered',
+    );
+  } finally {
+    await Promise.all([zh.close(), en.close()]);
+  }
+});
+
 test('live view: the person clicks and types into a headless task page through screencast frames', async () => {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   await page.goto(`${h.server.url}/`);

@@ -3,6 +3,21 @@
 // keys to a headless task's page. Plain ES module, no dependencies.
 
 const $ = (sel) => document.querySelector(sel);
+
+// The person's language: Chinese when their browser asks for it (the HTTP door's users), else
+// English. The page's fixed texts carry their Chinese in data-zh; the rest is chosen here with t().
+const ZH = /^zh\b/i.test(navigator.language || '');
+const t = (en, zh) => (ZH ? zh : en);
+const STATUS_ZH = { pending: '等待中', partial: '部分已答', answered: '已回答', expired: '已过期' };
+const statusWord = (s) => (ZH ? (STATUS_ZH[s] ?? s) : s);
+const TITLE = t('tabwright — human help', 'tabwright — 人工协助');
+if (ZH) {
+  document.documentElement.lang = 'zh-CN';
+  for (const el of document.querySelectorAll('[data-zh]')) el.textContent = el.dataset.zh;
+  for (const el of document.querySelectorAll('[data-zh-label]'))
+    el.setAttribute('aria-label', el.dataset.zhLabel);
+  document.title = TITLE;
+}
 const requests = new Map();
 let tasks = [];
 
@@ -31,7 +46,9 @@ async function post(url, body) {
 const open = (r) => r.status === 'pending' || r.status === 'partial';
 const ago = (ms) => {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
-  return s < 60 ? `${s}s ago` : `${Math.round(s / 60)}min ago`;
+  return s < 60
+    ? t(`${s}s ago`, `${s} 秒前`)
+    : t(`${Math.round(s / 60)}min ago`, `${Math.round(s / 60)} 分钟前`);
 };
 
 function renderRequests() {
@@ -49,7 +66,7 @@ function renderRequests() {
   );
   $('#req-count').textContent = String(pending.length);
   $('#req-empty').hidden = pending.length > 0;
-  document.title = pending.length ? `(${pending.length}) tabwright — human help` : 'tabwright — human help';
+  document.title = pending.length ? `(${pending.length}) ${TITLE}` : TITLE;
   $('#closed').replaceChildren(
     ...list
       .filter((r) => !open(r))
@@ -58,7 +75,7 @@ function renderRequests() {
         h(
           'div',
           { class: 'item', 'data-request-id': r.requestId, 'data-status': r.status },
-          `${r.requestId} · ${r.status}${r.markedDone ? ' (done in browser)' : ''} · ${r.prompt.split('\n')[0]}`,
+          `${r.requestId} · ${statusWord(r.status)}${r.markedDone ? t(' (done in browser)', '（已在浏览器里完成）') : ''} · ${r.prompt.split('\n')[0]}`,
         ),
       ),
   );
@@ -77,7 +94,13 @@ function requestCard(r) {
       s.header ? h('strong', {}, `${s.header}: `) : null,
       s.prompt,
       s.selector ? h('span', { class: 'meta' }, ` (${s.selector})`) : null,
-      s.imageUrl ? h('img', { class: 'target', src: s.imageUrl, alt: `element for step ${s.stepId}` }) : null,
+      s.imageUrl
+        ? h('img', {
+            class: 'target',
+            src: s.imageUrl,
+            alt: t(`element for step ${s.stepId}`, `第 ${s.stepId} 步的元素`),
+          })
+        : null,
     );
     if (s.status === 'answered') return li;
     if (s.options?.length) {
@@ -94,7 +117,11 @@ function requestCard(r) {
           ),
         ),
       );
-      const other = h('input', { type: 'text', placeholder: 'Or type an answer', 'data-step': s.stepId });
+      const other = h('input', {
+        type: 'text',
+        placeholder: t('Or type an answer', '或者输入回答'),
+        'data-step': s.stepId,
+      });
       li.append(opts, other);
       fields.push({ stepId: s.stepId, read: () => readOptions(opts, other, s.multiSelect) });
     } else if (multi || r.kind === 'ask_user') {
@@ -109,8 +136,8 @@ function requestCard(r) {
     single = h('input', {
       type: 'text',
       name: 'answer',
-      'aria-label': 'Answer',
-      placeholder: 'Answer (optional)',
+      'aria-label': t('Answer', '回答'),
+      placeholder: t('Answer (optional)', '回答（可不填）'),
     });
   }
   const submit = async (done) => {
@@ -125,7 +152,10 @@ function requestCard(r) {
         if (v !== undefined) answers[f.stepId] = v;
       }
       if (Object.keys(answers).length === 0) {
-        err.textContent = 'Fill in at least one answer, or use "Done in browser".';
+        err.textContent = t(
+          'Fill in at least one answer, or use "Done in browser".',
+          '请至少填写一个回答，或者点「已在浏览器里完成」。',
+        );
         return;
       }
       body.answers = answers;
@@ -142,16 +172,24 @@ function requestCard(r) {
         void submit(false);
       },
     },
-    single ? h('label', {}, 'Your answer', single) : null,
+    single ? h('label', {}, t('Your answer', '你的回答'), single) : null,
     h(
       'div',
       { class: 'row' },
-      h('button', { type: 'submit', class: 'primary' }, 'Send answer'),
+      h('button', { type: 'submit', class: 'primary' }, t('Send answer', '提交回答')),
       r.kind === 'request_human_input'
-        ? h('button', { type: 'button', onclick: () => void submit(true) }, 'Done in browser')
+        ? h(
+            'button',
+            { type: 'button', onclick: () => void submit(true) },
+            t('Done in browser', '已在浏览器里完成'),
+          )
         : null,
-      r.taskId && tasks.some((t) => t.id === r.taskId)
-        ? h('button', { type: 'button', onclick: () => openLive(r.taskId) }, 'Open live view')
+      r.taskId && tasks.some((task) => task.id === r.taskId)
+        ? h(
+            'button',
+            { type: 'button', onclick: () => openLive(r.taskId) },
+            t('Open live view', '打开实时画面'),
+          )
         : null,
     ),
     err,
@@ -162,13 +200,15 @@ function requestCard(r) {
     h(
       'div',
       { class: 'meta' },
-      h('span', { class: `badge ${r.status}` }, r.status),
-      ` ${r.requestId} · task ${r.taskId ?? '-'} · ${ago(r.createdAt)} · expires in `,
+      h('span', { class: `badge ${r.status}` }, statusWord(r.status)),
+      ` ${r.requestId} · ${t('task', '任务')} ${r.taskId ?? '-'} · ${ago(r.createdAt)} · ${t('expires in', '剩余')} `,
       h('span', { class: 'expires', 'data-at': r.expiresAt }, ''),
     ),
     r.url ? h('div', { class: 'meta' }, r.url) : null,
     h('div', { class: 'prompt' }, r.prompt),
-    r.imageUrl ? h('img', { class: 'target', src: r.imageUrl, alt: 'the element to look at' }) : null,
+    r.imageUrl
+      ? h('img', { class: 'target', src: r.imageUrl, alt: t('the element to look at', '要看的元素') })
+      : null,
     stepItems.length > 1 || r.kind === 'ask_user' || fields.length
       ? h('ol', { class: 'steps' }, stepItems)
       : null,
@@ -193,22 +233,22 @@ function renderTasks() {
   $('#tasks-empty').hidden = tasks.length > 0;
   const stamp = Date.now();
   $('#tasks').replaceChildren(
-    ...tasks.map((t) =>
+    ...tasks.map((task) =>
       h(
         'article',
-        { class: 'card', 'data-task-id': t.id },
+        { class: 'card', 'data-task-id': task.id },
         h(
           'div',
           { class: 'meta' },
-          `task ${t.id} · ${t.headless ? 'headless' : 'headed'}${t.busy ? ' · busy' : ''}`,
+          `${t('task', '任务')} ${task.id} · ${task.headless ? t('headless', '无界面') : t('headed', '有界面')}${task.busy ? t(' · busy', ' · 执行中') : ''}`,
         ),
-        h('div', { class: 'prompt' }, t.title || '(no title)'),
-        h('div', { class: 'meta task-url' }, t.url ?? ''),
-        t.ready
+        h('div', { class: 'prompt' }, task.title || t('(no title)', '（无标题）')),
+        h('div', { class: 'meta task-url' }, task.url ?? ''),
+        task.ready
           ? h('img', {
               class: 'shot',
-              alt: `screenshot of task ${t.id}`,
-              src: `/dashboard/api/tasks/${t.id}/screenshot?t=${stamp}`,
+              alt: t(`screenshot of task ${task.id}`, `任务 ${task.id} 的截图`),
+              src: `/dashboard/api/tasks/${task.id}/screenshot?t=${stamp}`,
             })
           : null,
         h(
@@ -216,14 +256,14 @@ function renderTasks() {
           { class: 'row' },
           h(
             'button',
-            { type: 'button', class: t.headless ? 'primary' : '', onclick: () => openLive(t.id) },
-            'Live view',
+            { type: 'button', class: task.headless ? 'primary' : '', onclick: () => openLive(task.id) },
+            t('Live view', '实时画面'),
           ),
-          !t.headless
+          !task.headless
             ? h(
                 'button',
-                { type: 'button', onclick: () => void post(`/dashboard/api/tasks/${t.id}/front`, {}) },
-                'Bring to front',
+                { type: 'button', onclick: () => void post(`/dashboard/api/tasks/${task.id}/front`, {}) },
+                t('Bring to front', '切到前台'),
               )
             : null,
         ),
@@ -239,8 +279,8 @@ function openLive(taskId) {
   const img = $('#live-img');
   const status = $('#live-status');
   $('#live').hidden = false;
-  $('#live-task').textContent = `task ${taskId}`;
-  status.textContent = 'waiting for the first frame…';
+  $('#live-task').textContent = `${t('task', '任务')} ${taskId}`;
+  status.textContent = t('waiting for the first frame…', '正在等第一帧画面…');
   const es = new EventSource(`/dashboard/api/tasks/${taskId}/screencast`);
   const state = { taskId, es, width: 0, height: 0, frames: 0 };
   es.addEventListener('frame', (e) => {
@@ -250,10 +290,10 @@ function openLive(taskId) {
     state.frames++;
     img.src = `data:image/jpeg;base64,${f.data}`;
     img.dataset.frames = String(state.frames);
-    status.textContent = `${f.width}×${f.height} · live`;
+    status.textContent = `${f.width}×${f.height} · ${t('live', '实时')}`;
   });
   es.addEventListener('failed', (e) => {
-    status.textContent = `live view failed: ${JSON.parse(e.data).msg}`;
+    status.textContent = `${t('live view failed', '实时画面失败')}: ${JSON.parse(e.data).msg}`;
     es.close();
   });
   live = state;
@@ -329,11 +369,11 @@ function connect() {
   const es = new EventSource('/dashboard/api/events');
   es.addEventListener('open', () => {
     conn.dataset.state = 'live';
-    conn.textContent = 'live';
+    conn.textContent = t('live', '已连接');
   });
   es.addEventListener('error', () => {
     conn.dataset.state = 'lost';
-    conn.textContent = 'reconnecting…';
+    conn.textContent = t('reconnecting…', '正在重新连接…');
   });
   es.addEventListener('state', (e) => {
     const s = JSON.parse(e.data);
