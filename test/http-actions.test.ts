@@ -174,7 +174,7 @@ test('execute_js with a syntax error: the reference wording, the door field, the
   assert.match(cut.json.data.hint, /截断/);
 });
 
-test('scroll_to_text that never finds its text: this door\'s timeout with the conditions', async () => {
+test("scroll_to_text that never finds its text: this door's timeout with the conditions", async () => {
   await fresh();
   const r = await h.fails(id, 'scroll_to_text', { text: 'no such words anywhere', timeoutSeconds: 1 });
   assert.equal(r.json.data.errorCode, 'ACTION_TIMEOUT', JSON.stringify(r.json));
