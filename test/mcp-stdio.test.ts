@@ -79,4 +79,15 @@ describe('tabwright mcp (stdio)', () => {
     const unknown = await mcp.fail('type', { ref: 'e9999', text: 'x' });
     assert.match(unknown, /^Error element_not_found/);
   });
+
+  test("errors speak this door's words: its tool names and ref, never the engine's operations", async () => {
+    await mcp.call('navigate', { url: `${server.url}/corpus/apps/todomvc-react/index.html` });
+    const waited = await mcp.fail('wait', { text_present: 'never on this page', timeout_ms: 700 });
+    assert.match(waited, /^Error not_ready\/wait_timeout/);
+    assert.match(waited, /\(retryable\): wait: not all of/, waited);
+    assert.match(waited, /conditions: /, 'the conditions the message points at are printed');
+    const many = await mcp.fail('click', { selector: 'li, a' });
+    for (const text of [waited, many])
+      assert.doesNotMatch(text, /\b(page|tab)\.[a-z_]+\b|element_ref|details\./, text);
+  });
 });

@@ -10,6 +10,7 @@ import type { EngineFactory } from './harness.js';
 import { HarnessPage, type PageHost } from './page.js';
 import { type CallOptions, engineOpts } from './results.js';
 import { PageSignals } from './signals.js';
+import { inHarnessWords } from './vocabulary.js';
 
 export interface ConnectOptions extends CallOptions {
   port?: number;
@@ -371,7 +372,7 @@ export class HarnessBrowser {
       // The tab we made goes away again; an attach session's close only disconnects.
       await ops.closePage.call(engine, {}).catch(() => {});
       if (closesSessionOf) await closeSession(closesSessionOf, session);
-      throw err;
+      throw inHarnessWords(err);
     }
     this.hooks.record({ action: 'open', url });
     return this.wrap(engine, session, closesSessionOf, origins, policy, opts.dialogs, blockedSince);

@@ -4,6 +4,7 @@ import type { Page as EnginePage } from '../../engine/page.js';
 import type { SnapshotOptions as EngineSnapshotOptions, SnapshotResult } from '../../snapshot/index.js';
 import type { RefTokens } from './refs.js';
 import type { CallOptions } from './results.js';
+import { inHarnessWords } from './vocabulary.js';
 
 export const SNAPSHOT_LIMITS = { chars: 50_000, depth: 50, frames: 32 } as const;
 
@@ -65,7 +66,7 @@ export async function takeView(
         { details: err.details },
       );
     }
-    throw err;
+    throw inHarnessWords(err);
   }
   // Secret values are redacted by the engine's snapshot (the one secret rule, for every door).
   tokens.begin();

@@ -34,6 +34,17 @@ const REWRITES: [RegExp, string][] = [
     'Nothing there can be read or done; ask the user to authorize $1 and open a Page with it, or goto an allowed URL.',
   ],
   [
+    /Use an allowed URL, or start a session whose policy includes ([^.]+)\./g,
+    'Ask the user to authorize $1 and open a Page with it, or goto an allowed URL.',
+  ],
+  // The page queue's deadlines name the engine operation and its timeout field.
+  [/\bpage\.open\b/g, 'page.goto'],
+  [/\btimeout_ms\b/g, 'timeoutMs'],
+  [/\bscope_selector\b/g, 'selector'],
+  [/\bmax_depth\b/g, 'maxDepth'],
+  [/\bscope_ref\b/g, '{ ref }'],
+  [/\bmax_chars\b/g, 'maxChars'],
+  [
     /Type into it only if the user asked for it\./g,
     'Pass { allowSensitive: true } on this call only if the user asked for it.',
   ],

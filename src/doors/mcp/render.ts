@@ -1,6 +1,7 @@
 import type { Receipt } from '../../engine/actions/types.js';
 import { type TabwrightError, toTabwrightError } from '../../engine/api.js';
 import type { NavigationOutcome, PageInfo } from '../../engine/page.js';
+import { mcpWords } from './words.js';
 
 /**
  * Engine results and errors → the compact text MCP clients show the model.
@@ -74,12 +75,12 @@ export function renderReceipt(r: Receipt, extra?: string): string {
   if (r.dialog) out.push(`dialog ${r.dialog.type}: ${q(r.dialog.message)}`);
   if (r.file_chooser)
     out.push(
-      `file chooser opened for ${r.file_chooser.input.selector ?? 'a file input'} (nothing chosen; set files on that input)`,
+      `file chooser opened for ${r.file_chooser.input.selector ?? 'a file input'} (nothing chosen; send the files with upload)`,
     );
   for (const d of r.downloads) out.push(`download ${d.download_id}: ${d.suggested_filename}`);
   if (r.verification && !r.verification.satisfied) out.push('verify: not satisfied');
-  if (r.hint) out.push(`hint: ${r.hint}`);
-  for (const w of r.warnings) out.push(`warning: ${w}`);
+  if (r.hint) out.push(`hint: ${mcpWords(r.hint)}`);
+  for (const w of r.warnings) out.push(`warning: ${mcpWords(w)}`);
   if (r.diff && r.diff !== '(no changes)') out.push(clip(r.diff, DIFF_MAX_CHARS));
   return out.join('\n');
 }
@@ -107,8 +108,8 @@ export function renderError(err: unknown): string {
   const e: TabwrightError = toTabwrightError(err);
   const d = e.details;
   const reason = typeof d.reason === 'string' ? `/${d.reason}` : '';
-  const lines = [`Error ${e.code}${reason}${e.retryable ? ' (retryable)' : ''}: ${e.message}`];
-  for (const k of ['covered_by', 'candidates', 'match_count', 'outcome', 'field', 'failed']) {
+  const lines = [`Error ${e.code}${reason}${e.retryable ? ' (retryable)' : ''}: ${mcpWords(e.message)}`];
+  for (const k of ['covered_by', 'candidates', 'match_count', 'outcome', 'field', 'failed', 'conditions']) {
     if (d[k] !== undefined) lines.push(`${k}: ${short(d[k])}`);
   }
   return lines.join('\n');

@@ -1,10 +1,11 @@
 import { isTabwrightError, toTabwrightError } from '../../../engine/api.js';
 import { PipeError, type PipeErrorCode } from '../protocol/errors.js';
+import { pipeWords } from './words.js';
 
 /**
  * Engine errors → pipe error codes. The engine's message (which says what
- * to do next) is kept; `navigation` turns load failures into
- * navigation_failed.
+ * to do next) is kept, in this door's words; `navigation` turns load failures
+ * into navigation_failed.
  */
 export function toPipeError(err: unknown, ctx: { navigation?: boolean } = {}): PipeError {
   if (err instanceof PipeError) return err;
@@ -38,5 +39,5 @@ export function toPipeError(err: unknown, ctx: { navigation?: boolean } = {}): P
     default:
       code = ctx.navigation ? 'navigation_failed' : 'internal_error';
   }
-  return new PipeError(code, e.message, { engine_code: e.code });
+  return new PipeError(code, pipeWords(e.message), { engine_code: e.code });
 }

@@ -1,0 +1,32 @@
+import { opWords, rewrite, type WordTable } from '../kit/index.js';
+import { ALL_TOOLS } from './table.js';
+
+/**
+ * Engine text in this door's words: its tool names (read off the tool table for the operations
+ * one tool runs) and its parameters (`ref`, not `element_ref`). Built on first use: the table
+ * imports the renderer that uses these words.
+ */
+const OWN: WordTable = [
+  [/, pass nth, or take a snapshot and use an element_ref\./g, ', or take a snapshot and use a ref.'],
+  [
+    /; pass exact: true, a context \(an ancestor's name\), or one of the element_refs in details\./g,
+    '; use a ref from the candidates below, or a more specific selector.',
+  ],
+  [/Pick nth below \d+\./g, 'Use a more specific selector, or a ref from a snapshot.'],
+  [/\btarget by element_ref\b/g, 'target by ref'],
+  [/\ban element_ref\b/g, 'a ref'],
+  [/\belement_refs?\b/g, 'ref'],
+  [/\bdetails\.(covered_by|conditions|candidates)\b/g, '$1 (below)'],
+  [/\btab\.new or page\.open\b/g, 'tabs (action "new") or navigate'],
+  [/\bpage\.open\b/g, 'navigate'],
+  [/\bpage\.pendingDialog\(\)/g, 'the dialog tool'],
+  [/\bdownload\.list\b/g, 'downloads'],
+  [/\bthe method's input_schema\b/g, "the tool's inputSchema"],
+];
+
+let table: WordTable | undefined;
+
+export function mcpWords(text: string): string {
+  table ??= [...OWN, ...opWords(ALL_TOOLS)];
+  return rewrite(text, table);
+}

@@ -1,0 +1,33 @@
+import { opWords, rewrite, type WordTable } from '../../kit/index.js';
+import { PIPE_TABLE } from './table.js';
+
+/**
+ * Engine text in this door's words: its actions (read off the action table for the operations one
+ * action runs; `getAomSnapshot` for a snapshot) and its parameters (`ref`, not `element_ref`).
+ * Built on first use, after the table has loaded.
+ */
+const OWN: WordTable = [
+  [/, pass nth, or take a snapshot and use an element_ref\./g, ', or call getAomSnapshot and use a ref.'],
+  [
+    /; pass exact: true, a context \(an ancestor's name\), or one of the element_refs in details\./g,
+    '; use a more specific selector, or a ref from getAomSnapshot.',
+  ],
+  [/Pick nth below \d+\./g, 'Use a more specific selector, or a ref from getAomSnapshot.'],
+  [/\btarget by element_ref\b/g, 'target by ref'],
+  [/\ban element_ref\b/g, 'a ref'],
+  [/\belement_refs?\b/g, 'ref'],
+  [/\bTake (?:a new|a|another) snapshot\b(?: \(page\.snapshot\))?/g, 'Call getAomSnapshot'],
+  [/\btake (?:a new|a|another) snapshot\b(?: \(page\.snapshot\))?/g, 'call getAomSnapshot'],
+  [/\bpage\.snapshot\b/g, 'getAomSnapshot'],
+  [/\bpage\.wait\b/g, 'waitForSelector'],
+  [/\bpage\.open\b/g, 'navigate'],
+  [/ Read details\.conditions for the last observed values[;.]/g, ''],
+  [/\bdetails\.covered_by\b/g, 'the covering element'],
+];
+
+let table: WordTable | undefined;
+
+export function pipeWords(text: string): string {
+  table ??= [...OWN, ...opWords(PIPE_TABLE.list())];
+  return rewrite(text, table);
+}
