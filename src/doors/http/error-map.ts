@@ -1,4 +1,5 @@
 import { type ErrorCode, TabwrightError } from '../../engine/api.js';
+import { rewrite, type WordTable } from '../kit/index.js';
 import { CommandFailure, type Data } from './envelope.js';
 
 /** The wire error codes of the reference (§12.1). */
@@ -278,7 +279,7 @@ const FIELD_WORDS: Record<string, string> = {
 };
 
 /** Other doors' names in engine advice, and this door's words for them (fallback for untranslated texts). */
-const DOOR_WORDS: [RegExp, string][] = [
+const DOOR_WORDS: WordTable = [
   [/\bnetwork\.list\b/g, 'get_requests'],
   [/\bpage\.wait\b/g, 'wait_for_element / wait_for_function'],
   [/\bdetails\.conditions\b/g, 'data.conditions'],
@@ -289,7 +290,7 @@ const DOOR_WORDS: [RegExp, string][] = [
 ];
 
 export function inDoorWords(text: string): string {
-  return DOOR_WORDS.reduce((t, [re, w]) => t.replace(re, w), text);
+  return rewrite(text, DOOR_WORDS);
 }
 
 /** Extra sentence appended to engine messages whose advice is phrased in engine terms. */

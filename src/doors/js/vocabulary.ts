@@ -1,4 +1,5 @@
 import { TabwrightError } from '../../engine/api.js';
+import { rewrite, type WordTable } from '../kit/index.js';
 
 /**
  * The engine's messages speak of its own refs (`e12`), fields (`element_ref`, `details.covered_by`)
@@ -6,7 +7,7 @@ import { TabwrightError } from '../../engine/api.js';
  * carry only its own vocabulary: these rewrites turn engine advice into advice a script here can
  * follow.
  */
-const REWRITES: [RegExp, string][] = [
+const REWRITES: WordTable = [
   [/\(it is named in details\.covered_by\)/g, '(coveredBy names it)'],
   [/the caller's allowlist|the session's origin policy/g, "this Page's allowedOrigins"],
   [
@@ -59,9 +60,7 @@ const REWRITES: [RegExp, string][] = [
 ];
 
 export function harnessWords(message: string): string {
-  let m = message;
-  for (const [re, to] of REWRITES) m = m.replace(re, to);
-  return m;
+  return rewrite(message, REWRITES);
 }
 
 /** An engine error in this API's words: message rewritten, engine refs left out of the details. */
