@@ -7,4 +7,4 @@ export { InvalidParams, invalidRequest, type Method, type MethodSpec, methodKit 
 export type { MountedRoutes, Refusal, RefusalReason } from './routes.js';
 export { type DispatchHooks, dispatch, MethodTable } from './table.js';
 export { type TargetFields, targetFrom } from './targets.js';
-export { opWords, rewrite, type WordTable } from './words.js';
+export { opWords, refWords, rewrite, type WordTable } from './words.js';

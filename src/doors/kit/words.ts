@@ -25,3 +25,22 @@ export function opWords(methods: Iterable<{ name: string; ops: readonly { name: 
     .filter(([op, by]) => by.size === 1 && !by.has(op))
     .map(([op, by]) => [new RegExp(`\\b${escapeRegExp(op)}\\b(?![._a-z])`, 'g'), [...by][0]!] as const);
 }
+
+/**
+ * The rules of a door whose targets are a `ref` from its snapshot and a selector, with no `nth`
+ * (MCP, the pipe): `take` is how its client takes a snapshot ("take a snapshot", "call
+ * getAomSnapshot"), `from` where a ref comes from ("a snapshot", "getAomSnapshot").
+ */
+export function refWords(take: string, from: string): WordTable {
+  return [
+    [/, pass nth, or take a snapshot and use an element_ref\./g, `, or ${take} and use a ref.`],
+    [
+      /; pass exact: true, a context \(an ancestor's name\), or one of the element_refs in details\./g,
+      `; use a more specific selector, or a ref from ${from}.`,
+    ],
+    [/Pick nth below \d+\./g, `Use a more specific selector, or a ref from ${from}.`],
+    [/\btarget by element_ref\b/g, 'target by ref'],
+    [/\ban element_ref\b/g, 'a ref'],
+    [/\belement_refs?\b/g, 'ref'],
+  ];
+}

@@ -1,4 +1,4 @@
-import { opWords, rewrite, type WordTable } from '../kit/index.js';
+import { opWords, refWords, rewrite, type WordTable } from '../kit/index.js';
 import { ALL_TOOLS } from './table.js';
 
 /**
@@ -7,15 +7,7 @@ import { ALL_TOOLS } from './table.js';
  * imports the renderer that uses these words.
  */
 const OWN: WordTable = [
-  [/, pass nth, or take a snapshot and use an element_ref\./g, ', or take a snapshot and use a ref.'],
-  [
-    /; pass exact: true, a context \(an ancestor's name\), or one of the element_refs in details\./g,
-    '; use a ref from the candidates below, or a more specific selector.',
-  ],
-  [/Pick nth below \d+\./g, 'Use a more specific selector, or a ref from a snapshot.'],
-  [/\btarget by element_ref\b/g, 'target by ref'],
-  [/\ban element_ref\b/g, 'a ref'],
-  [/\belement_refs?\b/g, 'ref'],
+  ...refWords('take a snapshot', 'a snapshot'),
   [/\bdetails\.(covered_by|conditions|candidates)\b/g, '$1 (below)'],
   [/\btab\.new or page\.open\b/g, 'tabs (action "new") or navigate'],
   [/\bpage\.open\b/g, 'navigate'],

@@ -1,4 +1,4 @@
-import { opWords, rewrite, type WordTable } from '../../kit/index.js';
+import { opWords, refWords, rewrite, type WordTable } from '../../kit/index.js';
 import { PIPE_TABLE } from './table.js';
 
 /**
@@ -7,15 +7,7 @@ import { PIPE_TABLE } from './table.js';
  * Built on first use, after the table has loaded.
  */
 const OWN: WordTable = [
-  [/, pass nth, or take a snapshot and use an element_ref\./g, ', or call getAomSnapshot and use a ref.'],
-  [
-    /; pass exact: true, a context \(an ancestor's name\), or one of the element_refs in details\./g,
-    '; use a more specific selector, or a ref from getAomSnapshot.',
-  ],
-  [/Pick nth below \d+\./g, 'Use a more specific selector, or a ref from getAomSnapshot.'],
-  [/\btarget by element_ref\b/g, 'target by ref'],
-  [/\ban element_ref\b/g, 'a ref'],
-  [/\belement_refs?\b/g, 'ref'],
+  ...refWords('call getAomSnapshot', 'getAomSnapshot'),
   [/\bTake (?:a new|a|another) snapshot\b(?: \(page\.snapshot\))?/g, 'Call getAomSnapshot'],
   [/\btake (?:a new|a|another) snapshot\b(?: \(page\.snapshot\))?/g, 'call getAomSnapshot'],
   [/\bpage\.snapshot\b/g, 'getAomSnapshot'],
