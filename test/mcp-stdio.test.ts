@@ -87,6 +87,8 @@ describe('tabwright mcp (stdio)', () => {
     assert.match(waited, /\(retryable\): wait: not all of/, waited);
     assert.match(waited, /conditions: /, 'the conditions the message points at are printed');
     const many = await mcp.fail('click', { selector: 'li, a' });
+    const noDrop = await mcp.fail('drag', { selector: '.new-todo' });
+    assert.match(noDrop, /give one of to_ref, to_selector/, noDrop);
     for (const text of [waited, many])
       assert.doesNotMatch(text, /\b(page|tab)\.[a-z_]+\b|element_ref|details\./, text);
   });

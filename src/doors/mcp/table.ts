@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type OutputOf, ops } from '../../engine/api.js';
+import { targetFrom } from '../kit/index.js';
 import { q, renderError, renderNavigation, renderPages, renderReceipt } from './render.js';
 import { renderSnapshot } from './snapshot-text.js';
 import { MORE_TOOLS } from './table-more.js';
@@ -206,7 +207,12 @@ export const drag = tool({
   }),
   run: (ctx, a) =>
     act(ctx, 'drag', a, (page, base, o) => {
-      const to = targetOf({ ref: a.to_ref, selector: a.to_selector }, 'drag')!;
+      // The drop target's own fields, so a missing one is named as the caller wrote it (to_ref).
+      const to = targetFrom(
+        a,
+        { ref: 'to_ref', selector: 'to_selector' },
+        { method: 'drag', required: true },
+      )!;
       return ops.drag.call(page, { ...base, to }, o);
     }),
 });
