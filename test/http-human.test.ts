@@ -124,7 +124,7 @@ test('get_human_input long-poll: returns the answer when submitted; times out to
   assert.equal(got.status, 'answered');
   assert.equal(got.answer, '', 'an empty string is a valid answer');
   const again = await h.fails(id, 'submit_human_input', { requestId: r.requestId, answer: 'x' });
-  assert.match(again.json.msg, /already answered/);
+  assert.match(again.json.msg, /已经回答过了，不能再提交/);
 });
 
 test('multi-step: partial with pendingSteps, then answered; answers map', async () => {
@@ -201,7 +201,7 @@ test('expiry: a short deadline expires; a waiting long-poll wakes up with expire
   assert.ok(g.hint);
   assert.ok(g.waitedMs < 5000);
   const s = await h.fails(id, 'submit_human_input', { requestId: r.requestId, answer: 'late' });
-  assert.match(s.json.msg, /expired/);
+  assert.match(s.json.msg, /已过期：请重新调用 request_human_input/);
   const unknown = await h.fails(id, 'get_human_input', { requestId: 'hr-nope-1' });
   assert.match(unknown.json.msg, /hr-nope-1/);
 });
