@@ -88,7 +88,11 @@ describe('tabwright mcp (stdio)', () => {
     assert.match(waited, /conditions: /, 'the conditions the message points at are printed');
     const many = await mcp.fail('click', { selector: 'li, a' });
     const nothing = await mcp.fail('wait', {});
-    assert.match(nothing, /^Error invalid_request: wait: give at least one condition \(text_present, /, nothing);
+    assert.match(
+      nothing,
+      /^Error invalid_request: wait: give at least one condition \(text_present, /,
+      nothing,
+    );
     assert.doesNotMatch(nothing, /dom_stable|navigation_complete/, nothing);
     const noDrop = await mcp.fail('drag', { selector: '.new-todo' });
     assert.match(noDrop, /give one of to_ref, to_selector/, noDrop);
