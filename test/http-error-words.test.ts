@@ -48,6 +48,20 @@ const cases: [string, TabwrightError, RegExp][] = [
     /命令已经发出，但在 100 毫秒内没有完成，结果未知/,
   ],
   [
+    'upload_file on an element that is not a file input',
+    new TabwrightError('element_not_actionable', 'The target is <button>, not an <input type=file>.', {
+      details: { reason: 'not_file_input', tag: 'button', element_ref: 'e3' },
+    }),
+    /这个元素是 <button>，不是文件输入框/,
+  ],
+  [
+    'download_image on an element with no image',
+    new TabwrightError('invalid_request', 'No image to download: no image source.', {
+      details: { field: 'target', reason: 'not_an_image', tag: 'div' },
+    }),
+    /这个元素（<div>）上没有可下载的图片/,
+  ],
+  [
     'a human-input request that expired',
     new TabwrightError('invalid_request', 'Request h1 expired; the agent must issue a new one.', {
       details: { field: 'request_id', request_id: 'h1', status: 'expired' },

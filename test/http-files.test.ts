@@ -481,7 +481,7 @@ describe('upload_file', () => {
     const outside = await h.fails(id, 'upload_file', { path: '../secret.txt', selector: '#listened' });
     assert.equal(outside.status, 400);
     const notFile = await h.fails(id, 'upload_file', { path: staged, selector: '#notfile' });
-    assert.match(notFile.json.msg, /not an <input type=file>/);
+    assert.match(notFile.json.msg, /不是文件输入框（<input type=file>）/, notFile.json.msg);
     const noSource = await h.fails(id, 'upload_file', { selector: '#listened' });
     assert.equal(noSource.status, 400);
     const two = await h.fails(id, 'upload_file', { path: staged, url: 'http://x/', selector: '#listened' });
@@ -609,7 +609,7 @@ describe('download_image', () => {
 
   test('not an image, no target, zero matches', async () => {
     const r = await h.fails(id, 'download_image', { selector: '#plain' });
-    assert.match(r.json.msg, /not an image/);
+    assert.match(r.json.msg, /上没有可下载的图片/, r.json.msg);
     assert.equal((await h.fails(id, 'download_image', {})).status, 400);
     const none = await h.fails(id, 'download_image', { selector: '#nope' });
     assert.equal(none.json.data.errorCode, 'ELEMENT_NOT_FOUND');

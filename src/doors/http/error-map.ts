@@ -212,6 +212,8 @@ function doorReason(e: TabwrightError, m: Mapped): string | undefined {
       return `人工输入请求 ${id} 已经回答过了，不能再提交：用 get_human_input 读取答案`;
     return `没有人工输入请求 ${id}（请求只保存在内存里，服务重启后就没有了）：请重新调用 request_human_input`;
   }
+  if (e.code === 'invalid_request' && d.reason === 'not_an_image')
+    return `这个元素（<${String(d.tag ?? '?')}>）上没有可下载的图片：请指向 <img>、<picture>、带背景图的元素、<canvas> 或 <svg>`;
   if (e.code === 'not_ready' && d.reason === 'session_limit')
     return `服务已经有 ${d.sessions} 个任务，达到上限（--max-sessions / TABWRIGHT_MAX_SESSIONS = ${d.max_sessions}）：先 close 不再需要的任务，或等一个任务结束后再 start`;
   if (e.code === 'not_ready' && d.reason === 'low_memory')
@@ -246,6 +248,8 @@ function doorReason(e: TabwrightError, m: Mapped): string | undefined {
       }
       case 'disabled':
         return `${literal}：等页面启用它（wait_for_function）或先完成前面的步骤`;
+      case 'not_file_input':
+        return `这个元素是 <${String(d.tag ?? '?')}>，不是文件输入框（<input type=file>）：请直接指向文件输入框（它常常是隐藏的，例如 selector 用 input[type=file]）`;
       default:
         return literal;
     }
