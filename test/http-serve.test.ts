@@ -124,6 +124,11 @@ test('start: profile gives a persistent session; browser and id are validated', 
   const busy = await post({ id: '43', method: 'start', params: { profile: 'http-door' } });
   assert.equal(busy.json.ok, false);
   assert.equal(busy.json.data.heldByTask, '42');
+  assert.equal(
+    busy.json.msg,
+    'start 失败：[ACTION_FAILED] profile http-door 正被任务 42 使用：先对 42 调用 close，或换一个 profile',
+  );
+  assert.match(busy.json.data.engineMessage, /already in use/);
   await ok('42', 'close');
   const again = await ok('43', 'start', { profile: 'http-door', headless: false });
   assert.equal(again.profileSeenBefore, true, 'the engine saw the directory the first start created');

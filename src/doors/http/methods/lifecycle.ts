@@ -183,8 +183,14 @@ const start = method({
         const holder = ctx.tasks.all().find((t) => t.session?.id === err.details.session_id);
         if (holder) {
           throw new CommandFailure(
-            `start 失败：[ACTION_FAILED] profile ${profile} 正被任务 ${holder.id} 使用：先对 ${holder.id} 调用 close，或换一个 profile（${err.message}）`,
-            { errorCode: 'ACTION_FAILED', retryable: false, profile, heldByTask: holder.id },
+            `start 失败：[ACTION_FAILED] profile ${profile} 正被任务 ${holder.id} 使用：先对 ${holder.id} 调用 close，或换一个 profile`,
+            {
+              errorCode: 'ACTION_FAILED',
+              retryable: false,
+              profile,
+              heldByTask: holder.id,
+              engineMessage: err.message,
+            },
           );
         }
       }
