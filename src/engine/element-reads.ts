@@ -3,7 +3,7 @@ import { evaluateOnRef, targetOf } from '../snapshot/refs.js';
 import type { OperationOptions } from './deadline.js';
 import { DEEP_QUERY_SOURCE } from './deep-text.js';
 import { TabwrightError } from './errors.js';
-import { frameById } from './frames.js';
+import { frameById, mainFrame } from './frames.js';
 import type { Page } from './page.js';
 import {
   COLLECT_SECRETS_SOURCE,
@@ -158,7 +158,7 @@ export async function readElement(
     return { value: answer(page, a), match_count: 1 };
   }
   const r = await page.run('page.read_element', 'read', opts, (d) => {
-    const frame = target.frame ? frameById(page, target.frame) : page.backend.frames()[0]!;
+    const frame = target.frame ? frameById(page, target.frame) : mainFrame(page);
     return frame.evaluate(
       selectorReader(kind),
       { selector: target.selector, arg },
@@ -241,7 +241,7 @@ export async function countMatches(
 ): Promise<number> {
   page.assertPageAllowed();
   const r = await page.run('page.count', 'read', opts, (d) => {
-    const frame = opts.frame ? frameById(page, opts.frame) : page.backend.frames()[0]!;
+    const frame = opts.frame ? frameById(page, opts.frame) : mainFrame(page);
     return frame.evaluate(countFunction, { selector }, Math.max(1, d.remaining()));
   });
   if (typeof r !== 'number') throw invalidSelector(selector, r.bad);

@@ -5,7 +5,7 @@ import { resolveTarget } from './actions/resolve.js';
 import type { ActionOptions, Receipt, Target } from './actions/types.js';
 import type { Deadline } from './deadline.js';
 import { TabwrightError } from './errors.js';
-import { frameById } from './frames.js';
+import { frameById, mainFrame } from './frames.js';
 import { log } from './log.js';
 import type { Page } from './page.js';
 import { pageCdpSession } from './raw.js';
@@ -126,7 +126,7 @@ export async function uploadFiles(
       let resolvedTarget = target;
       if ('selector' in target) {
         const c = await (target.frame === undefined
-          ? page.backend.frames()[0]!
+          ? mainFrame(page)
           : frameById(page, target.frame)
         ).evaluate(COUNT_MATCHES, { selector: target.selector }, Math.max(1, d.remaining()));
         if (c.bad)

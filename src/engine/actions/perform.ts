@@ -2,6 +2,7 @@ import type { BackendFrame, Point } from '../../backends/backend.js';
 import { takeSnapshot } from '../../snapshot/snapshot.js';
 import { Deadline, DeadlineExpired } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
+import { mainFrame as mainFrameOf } from '../frames.js';
 import type { Page } from '../page.js';
 import { parseInput } from '../schemas.js';
 import { buildChecks, type Check, runWait } from '../waits.js';
@@ -155,7 +156,7 @@ async function run(
   assertAllowed(page);
   const narrower = opts.refuse?.origins;
   if (narrower) refuseOrigins(page, null, narrower);
-  const mainFrame = page.backend.frames()[0]!;
+  const mainFrame = mainFrameOf(page);
   const resolved: ResolvedTarget | undefined = target ? await resolveTarget(page, target, d) : undefined;
   const el = resolved?.kind === 'element' ? resolved : undefined;
   assertAllowed(page, el?.frame);
@@ -606,7 +607,7 @@ async function dispatch(
       const metrics = () =>
         el
           ? elementCall<ScrollMetrics>(el, { op: 'scrollMetrics' }, d)
-          : frameCall<ScrollMetrics>(page.backend.frames()[0]!, { op: 'scrollMetrics' }, d);
+          : frameCall<ScrollMetrics>(mainFrameOf(page), { op: 'scrollMetrics' }, d);
       const m0 = await metrics();
       const dy =
         spec.pages !== undefined

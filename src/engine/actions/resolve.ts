@@ -5,7 +5,7 @@ import { registryOf, targetOf } from '../../snapshot/refs.js';
 import { takeSnapshot } from '../../snapshot/snapshot.js';
 import type { Deadline } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
-import { frameById } from '../frames.js';
+import { frameById, mainFrame } from '../frames.js';
 import type { Page } from '../page.js';
 import { parseInput } from '../schemas.js';
 import { frameCall, type PinnedElement } from './element-calls.js';
@@ -29,12 +29,6 @@ function describeTarget(t: Target): string {
 /** Validates a caller's target (one of the shapes of spec.ts); invalid_request names the problem. */
 export function parseTarget(t: unknown): Target {
   return parseInput(TargetSchema, t, 'target');
-}
-
-function mainFrame(page: Page): BackendFrame {
-  const f = page.backend.frames()[0];
-  if (!f) throw new TabwrightError('page_not_found', `Page ${page.id} has no document. Open a URL first.`);
-  return f;
 }
 
 /** Resolves any target to a pinned element (by identity) or a point. Never guesses. */

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { Deadline } from '../deadline.js';
-import { TabwrightError } from '../errors.js';
-import { frameById } from '../frames.js';
+import { frameById, mainFrame } from '../frames.js';
 import { actionCandidates } from '../semantics/candidates.js';
 import { pickElement } from '../semantics/pick.js';
 import { defineOp } from './define.js';
@@ -37,9 +36,7 @@ export const pick = defineOp({
     }),
   run: (page, i, opts) => {
     const d = Deadline.from(opts);
-    const frame = i.frame === undefined ? page.backend.frames()[0] : frameById(page, i.frame);
-    if (!frame)
-      throw new TabwrightError('page_not_found', `Page ${page.id} has no document. Open a URL first.`);
+    const frame = i.frame === undefined ? mainFrame(page) : frameById(page, i.frame);
     return pickElement(page, frame, { selector: i.selector, text: i.text, exact: i.exact }, d);
   },
 });
