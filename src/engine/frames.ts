@@ -24,10 +24,6 @@ export function pageFrames(page: Page): FrameInfo[] {
   });
 }
 
-/**
- * An attached frame of the page by id, for work the caller aims at it (actions, scripts). It must be
- * at an origin the session allows: nothing runs in a frame the policy refuses.
- */
 /** The page's main frame; a page without a document yet (nothing opened) fails as page_not_found. */
 export function mainFrame(page: Page): BackendFrame {
   const f = page.backend.frames()[0];
@@ -35,6 +31,10 @@ export function mainFrame(page: Page): BackendFrame {
   return f;
 }
 
+/**
+ * An attached frame of the page by id, for work the caller aims at it (actions, scripts). It must be
+ * at an origin the session allows: nothing runs in a frame the policy refuses.
+ */
 export function frameById(page: Page, frameId: string): BackendFrame {
   const frames = page.backend.frames().filter((f) => !f.isDetached());
   const f = frames.find((x) => x.id === frameId);

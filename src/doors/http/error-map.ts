@@ -229,8 +229,7 @@ function doorReason(e: TabwrightError, m: Mapped): string | undefined {
       return '这个元素不是原生下拉框（<select>），不能用 select_dropdown_option：自定义下拉框请先点击它展开，再点击要选的选项';
     if (d.reason === 'not_checkable')
       return '这个元素不是复选框、单选框或开关，不能勾选：请调用 get_browser_state 找到真正的复选框，或直接点击它';
-    if (d.reason === 'not_file_input')
-      return '这个元素不是文件输入框（<input type=file>）：请对页面上的文件输入框调用 upload_file';
+    if (d.reason === 'not_file_input') return notFileInput(d.tag);
   }
   if (e.code === 'element_not_actionable') {
     const literal = REASONS[m.code];
@@ -249,12 +248,18 @@ function doorReason(e: TabwrightError, m: Mapped): string | undefined {
       case 'disabled':
         return `${literal}：等页面启用它（wait_for_function）或先完成前面的步骤`;
       case 'not_file_input':
-        return `这个元素是 <${String(d.tag ?? '?')}>，不是文件输入框（<input type=file>）：请直接指向文件输入框（它常常是隐藏的，例如 selector 用 input[type=file]）`;
+        return notFileInput(d.tag);
       default:
         return literal;
     }
   }
   return undefined;
+}
+
+/** A file step aimed at another element (the engine refuses it from the guard or from page.upload). */
+function notFileInput(tag: unknown): string {
+  const what = typeof tag === 'string' ? `这个元素是 <${tag}>，不是` : '这个元素不是';
+  return `${what}文件输入框（<input type=file>）：请直接指向文件输入框（它常常是隐藏的，例如 selector 用 input[type=file]），再调用 upload_file`;
 }
 
 /** The page's one-operation-at-a-time queue gave up (engine page-queue.ts): started or not, and why. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type OutputOf, ops, TabwrightError } from '../../engine/api.js';
+import { type OutputOf, ops } from '../../engine/api.js';
 import { targetFrom } from '../kit/index.js';
 import { q, renderError, renderNavigation, renderPages, renderReceipt } from './render.js';
 import { renderSnapshot } from './snapshot-text.js';
@@ -274,13 +274,6 @@ export const wait = tool({
   params: strict({ ...WaitFields, mode: z.enum(['all', 'any']).optional(), ...PageFields }),
   async run(ctx, a) {
     const { mode, page_id, timeout_ms, ...conditions } = a;
-    // Refused here so the message lists this tool's conditions, not every engine condition.
-    if (!Object.values(conditions).some((v) => v !== undefined))
-      throw new TabwrightError(
-        'invalid_request',
-        `wait: give at least one condition (${Object.keys(WaitFields).join(', ')}).`,
-        { details: { field: 'conditions' } },
-      );
     const page = await ctx.scope.page(page_id);
     const r = await ops.wait.call(page, { conditions, mode }, opts(ctx, { timeout_ms }));
     return `ok: ${r.matched_conditions.join(', ')} after ${r.waited_ms} ms`;

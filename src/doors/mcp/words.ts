@@ -1,5 +1,6 @@
 import { opWords, refWords, rewrite, type WordTable } from '../kit/index.js';
 import { ALL_TOOLS } from './table.js';
+import { WaitFields } from './tools.js';
 
 /**
  * Engine text in this door's words: its tool names (read off the tool table for the operations
@@ -19,6 +20,14 @@ const OWN: WordTable = [
 let table: WordTable | undefined;
 
 export function mcpWords(text: string): string {
-  table ??= [...OWN, ...opWords(ALL_TOOLS)];
+  table ??= [
+    ...OWN,
+    // The engine refuses a wait without conditions listing all of its own; this tool takes fewer.
+    [
+      /Pass at least one wait condition \([^)]*\)\./g,
+      `wait: give at least one condition (${Object.keys(WaitFields).join(', ')}).`,
+    ],
+    ...opWords(ALL_TOOLS),
+  ];
   return rewrite(text, table);
 }

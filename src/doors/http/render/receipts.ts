@@ -1,6 +1,6 @@
 import type { Receipt } from '../../../engine/actions/types.js';
 import type { Data } from '../envelope.js';
-import { receiptHint, receiptWarnings } from './receipt-notes.js';
+import { hintWords, receiptHint, receiptWarnings } from './receipt-notes.js';
 
 /**
  * Click receipts (reference §10.1) rendered from the engine's action receipt.
@@ -74,8 +74,7 @@ export function clickReceipt(
     data.retrySafe = false;
     data.actionError = receiptWarnings(r)?.join('；') || receiptHint(r) || '结果未知';
   }
-  if (!r.changed)
-    data.hint = complete ? NO_CHANGE_HINT : '动作后无法读取页面，请先用 get_browser_state 确认状态';
+  if (!r.changed) data.hint = complete ? NO_CHANGE_HINT : hintWords({ code: 'unreadable_after' });
   if (r.changes.new_pages.length > 0) data.newTabs = r.changes.new_pages.map((p) => p.url);
   if (r.dialog) data.dialog = r.dialog;
   if (r.file_chooser)

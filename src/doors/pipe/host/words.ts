@@ -10,8 +10,7 @@ const OWN: WordTable = [
   ...refWords('call getAomSnapshot', 'getAomSnapshot'),
   [/\bTake (?:a new|a|another) snapshot\b(?: \(page\.snapshot\))?/g, 'Call getAomSnapshot'],
   [/\btake (?:a new|a|another) snapshot\b(?: \(page\.snapshot\))?/g, 'call getAomSnapshot'],
-  [/\bpage\.snapshot\b/g, 'getAomSnapshot'],
-  [/\bpage\.wait\b/g, 'waitForSelector'],
+  // Two actions run page.open (navigate, zombieSpawn): the table alone cannot name it.
   [/\bpage\.open\b/g, 'navigate'],
   [/ Read details\.conditions for the last observed values[;.]/g, ''],
   [/\bdetails\.covered_by\b/g, 'the covering element'],
