@@ -1,6 +1,6 @@
 /**
  * npm run bench:soak -- --sessions N --minutes M [--door http|mcp|provider[,…]] [--anchor] [--sample-seconds S]
- *                      [--launch bin|node]
+ *                      [--launch bin|node] [--think-ms T]
  *
  * N concurrent agent sessions through doors' real transports (`tabwright serve`'s HTTP command API
  * and /mcp, `tabwright provider` over stdio; run `npm run build` first), each looping a realistic
@@ -21,6 +21,9 @@
  * `--launch bin` (the default) starts the doors as users do, bin/tabwright.js as a program (its sh
  * line sets the launcher's environment: src/cli/malloc-env.ts); `--launch node` runs `node
  * bin/tabwright.js`, without it.
+ *
+ * `--think-ms T` pauses each session between its steps for its model's turn (each pause between
+ * T/2 and 3T/2; default 0: back to back, which measures what the machine can take at most).
  */
 
 import { DOOR_NAMES, type DoorName, runSoak, summarize } from './lib/soak/run.js';
@@ -36,6 +39,7 @@ const minutes = Number(arg('minutes') ?? 2);
 const doors = (arg('door') ?? 'mcp').split(',') as DoorName[];
 const sampleSeconds = Number(arg('sample-seconds') ?? 60);
 const launch = arg('launch') ?? 'bin';
+const thinkMs = Number(arg('think-ms') ?? 0);
 if (launch !== 'bin' && launch !== 'node') {
   console.error(`--launch wants bin or node, got ${launch}`);
   process.exit(2);
@@ -46,14 +50,14 @@ for (const d of doors) {
     process.exit(2);
   }
 }
-if (!(sessions >= 1) || !(minutes > 0)) {
-  console.error('--sessions must be ≥ 1 and --minutes > 0');
+if (!(sessions >= 1) || !(minutes > 0) || !(thinkMs >= 0)) {
+  console.error('--sessions must be ≥ 1, --minutes > 0 and --think-ms ≥ 0');
   process.exit(2);
 }
 
 console.log(`machine: ${machine()}`);
 console.log(
-  `soak: ${sessions} sessions × ${minutes} min through ${doors.join('+')}${process.argv.includes('--anchor') ? ', then Playwright MCP' : ''}; started ${new Date().toISOString()}`,
+  `soak: ${sessions} sessions × ${minutes} min through ${doors.join('+')}${thinkMs ? `, ${thinkMs} ms to think between steps` : ''}${process.argv.includes('--anchor') ? ', then Playwright MCP' : ''}; started ${new Date().toISOString()}`,
 );
 const results = await runSoak({
   doors,
@@ -62,6 +66,7 @@ const results = await runSoak({
   sampleMs: sampleSeconds * 1000,
   anchor: process.argv.includes('--anchor'),
   launch,
+  thinkMs,
 });
 console.log('');
 for (const r of results) summarize(r, (l) => console.log(l));

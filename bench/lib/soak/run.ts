@@ -58,6 +58,11 @@ export interface SoakOptions {
    * `tabwright serve`, with the launcher's environment; `node`: `node bin/tabwright.js`, without it).
    */
   launch?: Launch;
+  /**
+   * The model's turn between two steps, ms (default 0: steps back to back, the machine's limit).
+   * Each pause is drawn between half and one and a half of it, so sessions do not move in step.
+   */
+  thinkMs?: number;
   log?: (line: string) => void;
 }
 
@@ -138,8 +143,12 @@ export async function agentLoop(
   base: string,
   pages: string[],
   calls: Call[],
+  thinkMs = 0,
 ): Promise<void> {
+  let steps = 0;
   const step = async <T>(op: string, fn: () => Promise<T>, url?: string): Promise<T | undefined> => {
+    // An agent reads each reply and decides before it sends the next call; the pause is not timed.
+    if (thinkMs > 0 && steps++ > 0) await sleep(thinkMs * (0.5 + pseudoRandom(index, steps)));
     if (Date.now() >= stopAt) throw new Stop();
     const t0 = performance.now();
     try {
@@ -180,6 +189,12 @@ export async function agentLoop(
 }
 
 class Stop extends Error {}
+
+/** A number in [0, 1) from a session and a step count: every run pauses the same way. */
+function pseudoRandom(session: number, step: number): number {
+  const x = Math.sin(session * 12.9898 + step * 78.233) * 43758.5453;
+  return x - Math.floor(x);
+}
 
 function windowStats(calls: Call[]): Pick<Sample, 'ops' | 'p95'> {
   const ops: Sample['ops'] = {};
@@ -437,7 +452,7 @@ async function runPhase(
       return;
     }
     sessions.push(opened.session);
-    await agentLoop(opened.session, opened.door, i, stopAt, fx.url, pages, calls);
+    await agentLoop(opened.session, opened.door, i, stopAt, fx.url, pages, calls, o.thinkMs);
   });
   const samples: Sample[] = [];
   const cpu = new CpuMeter();
