@@ -175,6 +175,21 @@ export interface RequestFilterOptions {
    * (resourceType "websocket") and refused ones are closed before connecting.
    */
   filterWebSockets?: boolean;
+  /**
+   * The only hosts whose non-document requests the filter can allow (`exact` names, and `suffixes`
+   * such as ".example.com"): everything else that is not a document it refuses. A backend may then
+   * refuse those requests in the browser itself, before any is paused for the filter (no round trip
+   * to this process per refused script or image), and hand each to the filter afterwards, which
+   * records it (its verdict is then moot). Requests to these hosts, documents and anything a backend
+   * cannot refuse in the browser still pass the filter first.
+   */
+  subresourceHosts?: SubresourceHosts;
+}
+
+/** RequestFilterOptions.subresourceHosts. */
+export interface SubresourceHosts {
+  exact: string[];
+  suffixes: string[];
 }
 
 /** What a request filter sees. */

@@ -51,9 +51,12 @@ export class NetworkPolicy {
 
   async install(context: BackendContext): Promise<void> {
     if (!this.policy.restricted) return;
-    // WebSockets are subresources: with "block", only those to allowed origins may connect.
+    // WebSockets are subresources: with "block", only those to allowed origins may connect; and
+    // every subresource from another host is refused, which a backend may do in the browser itself.
+    const block = this.policy.subresources === 'block';
     await context.setRequestFilter((req) => this.decide(req), {
-      filterWebSockets: this.policy.subresources === 'block',
+      filterWebSockets: block,
+      ...(block ? { subresourceHosts: this.policy.subresourceHosts() } : {}),
     });
   }
 

@@ -94,6 +94,22 @@ export class OriginPolicy {
     return this.hostPatterns.some((p) => (p.startsWith('*.') ? h.endsWith(p.slice(1)) : h === p));
   }
 
+  /**
+   * The hosts a subresource may come from (allowed origins' hosts and the host patterns): wider than
+   * allowsDocument (any scheme or port of those hosts), so a backend may refuse every other host in
+   * the browser (RequestFilterOptions.subresourceHosts) and leave the exact judgement to the filter.
+   */
+  subresourceHosts(): { exact: string[]; suffixes: string[] } {
+    const exact = new Set<string>();
+    for (const origin of this.origins) exact.add(new URL(origin).hostname);
+    const suffixes: string[] = [];
+    for (const p of this.hostPatterns) {
+      if (p.startsWith('*.')) suffixes.push(p.slice(1));
+      else exact.add(p);
+    }
+    return { exact: [...exact], suffixes };
+  }
+
   toJSON(): OriginPolicyInput {
     return {
       allowed_origins: [...this.origins],

@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Frame, Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Page, Request, Route } from 'playwright-core';
 import { log } from '../../engine/log.js';
 import { CLOSED_SHADOW_INIT } from '../../snapshot/injected/bundle.generated.js';
 import type {
@@ -18,6 +18,7 @@ import type {
 import { commandLineFlag, forceClose, type LaunchedProcess } from '../process-tree.js';
 import type { RawBackendOps } from '../raw.js';
 import { ChromiumPage } from './chromium-page.js';
+import { InBrowserRefusal, refusalPatterns, refusedInBrowser } from './in-browser-refusal.js';
 import { chromiumRaw } from './raw.js';
 import {
   type RedirectHop,
@@ -198,7 +199,7 @@ export class ChromiumContext implements BackendContext {
       const p = await this.pw.newPage();
       // Under a request filter, the page's redirect gate must be up before its first navigation:
       // a navigation racing the gate's installation stalls.
-      if (this.routed) await this.gateRedirects(p);
+      if (this.routed) await Promise.all([this.gateRedirects(p), this.refusal?.apply(p)]);
       return this.browser.wrapPage(p);
     } catch (err) {
       throw translatePlaywrightError(err, { operation: 'tab.new', browserAlive: this.browser.isConnected() });
@@ -222,6 +223,7 @@ export class ChromiumContext implements BackendContext {
     const handler = async (route: Route): Promise<void> => {
       const req = route.request();
       if (spec.action === 'abort') {
+        this.abortedHere.add(req);
         await route.abort('blockedbyclient').catch(() => {});
         return;
       }
@@ -335,6 +337,7 @@ export class ChromiumContext implements BackendContext {
         (ws) => ws.close({ code: 1008, reason: 'refused by the origin policy' }),
       );
     }
+    await this.refuseInBrowser(filter ? options.subresourceHosts : undefined);
     // Redirect hops are judged where playwright-core pauses them (redirect-hops.ts), when it can be.
     // TABWRIGHT_REDIRECT_GATE=page (tests, diagnostics): no judge there, every page gated itself.
     const guid = guidOf(this.pw);
@@ -344,12 +347,53 @@ export class ChromiumContext implements BackendContext {
       this.routed = true;
       if (guid) this.pw.on('close', () => setRedirectJudge(guid, null));
       await this.pw.route('**/*', (route) => this.routeRequest(route));
-      this.pw.on('page', (p) => void this.gateRedirects(p));
+      this.pw.on('page', (p) => void Promise.all([this.gateRedirects(p), this.refusal?.apply(p)]));
       await Promise.all(this.pw.pages().map((p) => this.gateRedirects(p)));
     } else if (!filter && this.routed) {
       this.routed = false;
       await this.pw.unroute('**/*').catch(() => {});
     }
+  }
+
+  /** Refuses other hosts' subresources in the browser (in-browser-refusal.ts); null: nothing is. */
+  private refusal: InBrowserRefusal | null = null;
+  /** Requests this context failed itself (its routes), which the refusal report must not count. */
+  private readonly abortedHere = new WeakSet<Request>();
+
+  private async refuseInBrowser(hosts: RequestFilterOptions['subresourceHosts']): Promise<void> {
+    const patterns = hosts ? refusalPatterns(hosts) : null;
+    if (!this.refusal) {
+      if (!patterns) return;
+      this.refusal = new InBrowserRefusal(patterns);
+      // What the browser refused is handed to the filter, which records it as if it had judged it.
+      this.pw.on('requestfailed', (req) => this.reportRefused(req));
+      await Promise.all(this.pw.pages().map((p) => this.refusal?.apply(p)));
+      return;
+    }
+    await this.refusal.update(patterns, this.pw.pages());
+  }
+
+  private reportRefused(req: Request): void {
+    if (!this.filter || this.abortedHere.has(req) || req.redirectedFrom()) return;
+    if (!refusedInBrowser(req) || req.isNavigationRequest()) return;
+    let frame: Frame | null = null;
+    try {
+      frame = req.frame();
+    } catch {}
+    let pwPage: Page | null = null;
+    try {
+      pwPage = frame?.page() ?? null;
+    } catch {}
+    this.verdict({
+      url: req.url(),
+      method: req.method(),
+      resourceType: req.resourceType(),
+      isNavigation: false,
+      isMainFrame: !!frame && frame.parentFrame() === null,
+      isRedirect: false,
+      isNewWindow: false,
+      page: pwPage ? this.browser.wrapPage(pwPage) : null,
+    });
   }
 
   /** A redirect hop paused by playwright-core's own interception (redirect-hops.ts). */
@@ -402,6 +446,7 @@ export class ChromiumContext implements BackendContext {
     });
     if (verdict === 'block') {
       // Documents are aborted (the frame keeps its current document, no error page commits); others are blocked.
+      this.abortedHere.add(req);
       await route.abort(req.isNavigationRequest() ? 'aborted' : 'blockedbyclient').catch(() => {});
       return;
     }

@@ -23,6 +23,7 @@ import { imageSize } from '../image-size.js';
 import { withTimeout as boundCall } from '../timeout.js';
 import { ChromiumInput, setFilesInFrame } from './chromium-input.js';
 import { FastChannel } from './fast-channel.js';
+import { failureText } from './in-browser-refusal.js';
 import { playwrightCore } from './load-playwright.js';
 import { RequestKeys } from './request-objects.js';
 import { translatePlaywrightError } from './translate-error.js';
@@ -442,7 +443,7 @@ export class ChromiumPage implements BackendPage {
       listener({
         phase: 'failed',
         key: this.requestKeys.of(r),
-        errorText: r.failure()?.errorText ?? 'failed',
+        errorText: failureText(r),
       });
     });
   }
