@@ -8,7 +8,7 @@ import {
   redirectHopsJudgedCount,
   redirectHopsPagesRemembered,
 } from '../src/backends/chromium/redirect-hops.js';
-import type { Engine, Session } from '../src/index.js';
+import type { Engine, OriginPolicyInput, Session } from '../src/index.js';
 import { newEngine, rejectsWith, tempHome } from './helpers/engine.js';
 import { type FixtureServer, startFixtureServer } from './helpers/fixture-server.js';
 import { until } from './helpers/until.js';
@@ -69,21 +69,20 @@ let server: FixtureServer;
 let engine: Engine;
 let strict: Session;
 let strictPageGate: Session;
+/** The default: other hosts' subresources refused in Chromium itself (in-browser-refusal.ts). */
+let strictInBrowser: Session;
 const home = tempHome();
 
 before(async () => {
   server = await startFixtureServer();
   engine = newEngine(home.dir);
-  strict = await engine.startSession(
-    { policy: { allowed_origins: [server.url], subresources: 'block' } },
-    { timeoutMs: 30_000 },
+  const policy: OriginPolicyInput = { allowed_origins: [server.url], subresources: 'block' };
+  // These two judge every request in Node, as a browser without in-browser refusal does.
+  strict = await judgedInNode(() => engine.startSession({ policy }, { timeoutMs: 30_000 }));
+  strictPageGate = await judgedInNode(() =>
+    withPageGate(() => engine.startSession({ policy }, { timeoutMs: 30_000 })),
   );
-  strictPageGate = await withPageGate(() =>
-    engine.startSession(
-      { policy: { allowed_origins: [server.url], subresources: 'block' } },
-      { timeoutMs: 30_000 },
-    ),
-  );
+  strictInBrowser = await engine.startSession({ policy }, { timeoutMs: 30_000 });
 });
 
 /** Runs `fn` with TABWRIGHT_REDIRECT_GATE=page (the per-page Fetch interception, read when the filter is set). */
@@ -93,6 +92,16 @@ async function withPageGate<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } finally {
     delete process.env.TABWRIGHT_REDIRECT_GATE;
+  }
+}
+
+/** Runs `fn` with TABWRIGHT_REFUSE_IN_BROWSER=0 (read when the filter is set). */
+async function judgedInNode<T>(fn: () => Promise<T>): Promise<T> {
+  process.env.TABWRIGHT_REFUSE_IN_BROWSER = '0';
+  try {
+    return await fn();
+  } finally {
+    delete process.env.TABWRIGHT_REFUSE_IN_BROWSER;
   }
 }
 
@@ -247,3 +256,46 @@ for (const gate of ['hook', 'page'] as const) {
     });
   });
 }
+
+test("in-browser refusal: other hosts' subresources and redirect hops are refused by Chromium, never paused, and recorded for the page", async () => {
+  const page = strictInBrowser.page();
+  const since = strictInBrowser.network.lastSeq;
+  pauses.clear();
+  await page.open(
+    `${server.url}/fixtures/policy/redirected-subresources.html?alt=${encodeURIComponent(server.altUrl)}`,
+  );
+  await page.wait({ js_predicate: "!document.body.innerText.includes('pending')" }, {}, { timeoutMs: 5000 });
+  const text = await page.evaluate(
+    'statuses',
+    () => ['allowed', 'refused', 'fetch'].map((id) => document.getElementById(id)?.textContent).join(' '),
+    null,
+  );
+  assert.equal(text, 'loaded failed failed');
+  // The allowed host's requests still pass the filter; the refused host's hops never reach it.
+  assert.ok(pauses.size >= 3, [...pauses.keys()].join(', '));
+  const paused = [...pauses.keys()].filter((k) => k.includes(server.altUrl));
+  assert.deepEqual(paused, [], 'no request to the refused host was paused');
+  // The refused hops are recorded under their own URLs, for the page's main frame.
+  const hops = [
+    `${server.altUrl}/fixtures/screenshots/dot.svg?via=redirect`,
+    `${server.altUrl}/echo?via=fetch-redirect`,
+  ];
+  const rec = await until(() => {
+    const r = strictInBrowser.blockedRequests({ since_seq: since });
+    return hops.every((u) => r.some((x) => x.url === u)) && r;
+  });
+  for (const r of rec) {
+    assert.ok(r.url.startsWith(server.altUrl), r.url);
+    assert.equal(r.kind, 'subresource');
+    assert.equal(r.page_id, page.id);
+    assert.equal(r.frame, 'main');
+  }
+  assert.equal(rec.length, 2, 'each refusal recorded once');
+  // In the request log the redirecting request fails as the filter's refusals do.
+  const first = await until(() =>
+    strictInBrowser.requests
+      .list({ page_id: page.id })
+      .find((e) => e.url.includes(encodeURIComponent('dot.svg?via=redirect')) && e.state === 'failed'),
+  );
+  assert.equal(first.failure, 'net::ERR_BLOCKED_BY_CLIENT', "worded as the filter's refusals are");
+});

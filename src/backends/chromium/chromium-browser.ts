@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Frame, Page, Request, Route } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Page, Route } from 'playwright-core';
 import { log } from '../../engine/log.js';
 import { CLOSED_SHADOW_INIT } from '../../snapshot/injected/bundle.generated.js';
 import type {
@@ -18,7 +18,12 @@ import type {
 import { commandLineFlag, forceClose, type LaunchedProcess } from '../process-tree.js';
 import type { RawBackendOps } from '../raw.js';
 import { ChromiumPage } from './chromium-page.js';
-import { InBrowserRefusal, refusalPatterns, refusedInBrowser } from './in-browser-refusal.js';
+import {
+  InBrowserRefusal,
+  type RefusedRequest,
+  refusalPatterns,
+  refusalSwitchedOff,
+} from './in-browser-refusal.js';
 import { chromiumRaw } from './raw.js';
 import {
   type RedirectHop,
@@ -223,7 +228,6 @@ export class ChromiumContext implements BackendContext {
     const handler = async (route: Route): Promise<void> => {
       const req = route.request();
       if (spec.action === 'abort') {
-        this.abortedHere.add(req);
         await route.abort('blockedbyclient').catch(() => {});
         return;
       }
@@ -357,42 +361,26 @@ export class ChromiumContext implements BackendContext {
 
   /** Refuses other hosts' subresources in the browser (in-browser-refusal.ts); null: nothing is. */
   private refusal: InBrowserRefusal | null = null;
-  /** Requests this context failed itself (its routes), which the refusal report must not count. */
-  private readonly abortedHere = new WeakSet<Request>();
 
   private async refuseInBrowser(hosts: RequestFilterOptions['subresourceHosts']): Promise<void> {
-    const patterns = hosts ? refusalPatterns(hosts) : null;
+    const patterns = hosts && !refusalSwitchedOff() ? refusalPatterns(hosts) : null;
     if (!this.refusal) {
       if (!patterns) return;
-      this.refusal = new InBrowserRefusal(patterns);
-      // What the browser refused is handed to the filter, which records it as if it had judged it.
-      this.pw.on('requestfailed', (req) => this.reportRefused(req));
+      this.refusal = new InBrowserRefusal(patterns, (p, req) => this.reportRefused(p, req));
       await Promise.all(this.pw.pages().map((p) => this.refusal?.apply(p)));
       return;
     }
     await this.refusal.update(patterns, this.pw.pages());
   }
 
-  private reportRefused(req: Request): void {
-    if (!this.filter || this.abortedHere.has(req) || req.redirectedFrom()) return;
-    if (!refusedInBrowser(req) || req.isNavigationRequest()) return;
-    let frame: Frame | null = null;
-    try {
-      frame = req.frame();
-    } catch {}
-    let pwPage: Page | null = null;
-    try {
-      pwPage = frame?.page() ?? null;
-    } catch {}
+  /** What Chromium refused is handed to the filter, which records it as if it had judged it. */
+  private reportRefused(p: Page, req: RefusedRequest): void {
     this.verdict({
-      url: req.url(),
-      method: req.method(),
-      resourceType: req.resourceType(),
+      ...req,
       isNavigation: false,
-      isMainFrame: !!frame && frame.parentFrame() === null,
       isRedirect: false,
       isNewWindow: false,
-      page: pwPage ? this.browser.wrapPage(pwPage) : null,
+      page: this.browser.wrapPage(p),
     });
   }
 
@@ -446,7 +434,6 @@ export class ChromiumContext implements BackendContext {
     });
     if (verdict === 'block') {
       // Documents are aborted (the frame keeps its current document, no error page commits); others are blocked.
-      this.abortedHere.add(req);
       await route.abort(req.isNavigationRequest() ? 'aborted' : 'blockedbyclient').catch(() => {});
       return;
     }

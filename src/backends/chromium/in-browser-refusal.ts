@@ -22,7 +22,14 @@ import type { SubresourceHosts } from '../backend.js';
  *
  * The setting belongs to a CDP session of our own with `Network` enabled (Blink's network agent
  * consults it only then). A page whose session cannot be had simply keeps the filter's path.
+ *
+ * TABWRIGHT_REFUSE_IN_BROWSER=0 (tests, diagnostics), read when a context's filter is set: nothing is
+ * refused in the browser, every request is judged by the filter as before.
  */
+
+export function refusalSwitchedOff(): boolean {
+  return process.env.TABWRIGHT_REFUSE_IN_BROWSER === '0';
+}
 
 /**
  * A failed request's error text: playwright-core reports a request Chromium refused this way by its
@@ -33,9 +40,13 @@ export function failureText(req: Request): string {
   return text === REFUSED_IN_BROWSER ? 'net::ERR_BLOCKED_BY_CLIENT' : text;
 }
 
-/** Whether Chromium refused `req` for a blocked URL pattern (ours: the only ones set). */
-export function refusedInBrowser(req: Request): boolean {
-  return req.failure()?.errorText === REFUSED_IN_BROWSER;
+/** One request Chromium refused, as the page's own CDP session saw it. */
+export interface RefusedRequest {
+  url: string;
+  method: string;
+  /** playwright's lower-case resource type (image, script, fetch, …). */
+  resourceType: string;
+  isMainFrame: boolean;
 }
 
 const REFUSED_IN_BROWSER = 'inspector';
@@ -66,11 +77,35 @@ export function refusalPatterns(hosts: SubresourceHosts): BlockPattern[] | null 
   ];
 }
 
-/** Refuses in `page` what `patterns` blocks (empty: nothing); the session lives as long as the page. */
+interface SentRequest {
+  requestId: string;
+  request: { url: string; method: string };
+  type?: string;
+  frameId?: string;
+}
+interface FailedRequest {
+  requestId: string;
+  type?: string;
+  blockedReason?: string;
+}
+
+/**
+ * Refuses in each page what `patterns` blocks (null: nothing) and tells `onRefused` of every refusal.
+ * A session lives as long as its page.
+ *
+ * Refusals are read off the session's own `Network` events, not playwright-core's requests: a
+ * redirect hop Chromium refuses is reported on the request it redirected from (whose URL is allowed)
+ * and then as a new, unlinked request that fails as aborted; only the CDP request id ties them. The
+ * last URL sent under each id is kept until that id finishes or fails: a bounded map (one entry per
+ * request in flight).
+ */
 export class InBrowserRefusal {
   private readonly sessions = new WeakMap<Page, Promise<CDPSession | null>>();
 
-  constructor(private patterns: BlockPattern[] | null) {}
+  constructor(
+    private patterns: BlockPattern[] | null,
+    private readonly onRefused: (page: Page, req: RefusedRequest) => void,
+  ) {}
 
   /** Applies the patterns to `page` (once per page; later calls wait for the first). */
   async apply(page: Page): Promise<void> {
@@ -101,6 +136,22 @@ export class InBrowserRefusal {
     if (!this.patterns || page.isClosed()) return null;
     try {
       const s = await page.context().newCDPSession(page);
+      const tree = (await s.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
+      const mainFrameId = tree.frameTree.frame.id;
+      const inFlight = new Map<string, SentRequest>();
+      s.on('Network.requestWillBeSent', (e: SentRequest) => void inFlight.set(e.requestId, e));
+      s.on('Network.loadingFinished', (e: { requestId: string }) => void inFlight.delete(e.requestId));
+      s.on('Network.loadingFailed', (e: FailedRequest) => {
+        const sent = inFlight.get(e.requestId);
+        inFlight.delete(e.requestId);
+        if (!sent || e.blockedReason !== REFUSED_IN_BROWSER) return;
+        this.onRefused(page, {
+          url: sent.request.url,
+          method: sent.request.method,
+          resourceType: String(e.type ?? sent.type ?? 'other').toLowerCase(),
+          isMainFrame: sent.frameId === mainFrameId,
+        });
+      });
       await s.send('Network.enable');
       await send(s, this.patterns);
       return s;
