@@ -40,7 +40,8 @@ async function open(kind: Kind, s: Session, name: string): Promise<void> {
   await s.page().open(`${fx.url}/corpus/pages/${name}/`, 'load', { timeoutMs: 60_000 });
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  const rec = (times[kind][name] ??= { ms: [], cpu: [] });
+  const rec = times[kind][name] ?? { ms: [], cpu: [] };
+  times[kind][name] = rec;
   rec.ms.push(ms);
   rec.cpu.push((cpu.user + cpu.system) / 1000);
 }

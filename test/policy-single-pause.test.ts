@@ -85,25 +85,19 @@ before(async () => {
   strictInBrowser = await engine.startSession({ policy }, { timeoutMs: 30_000 });
 });
 
-/** Runs `fn` with TABWRIGHT_REDIRECT_GATE=page (the per-page Fetch interception, read when the filter is set). */
-async function withPageGate<T>(fn: () => Promise<T>): Promise<T> {
-  process.env.TABWRIGHT_REDIRECT_GATE = 'page';
+/** Runs `fn` with one environment switch set (both are read when a context's filter is set). */
+async function withEnv<T>(name: string, value: string, fn: () => Promise<T>): Promise<T> {
+  process.env[name] = value;
   try {
     return await fn();
   } finally {
-    delete process.env.TABWRIGHT_REDIRECT_GATE;
+    delete process.env[name];
   }
 }
-
-/** Runs `fn` with TABWRIGHT_REFUSE_IN_BROWSER=0 (read when the filter is set). */
-async function judgedInNode<T>(fn: () => Promise<T>): Promise<T> {
-  process.env.TABWRIGHT_REFUSE_IN_BROWSER = '0';
-  try {
-    return await fn();
-  } finally {
-    delete process.env.TABWRIGHT_REFUSE_IN_BROWSER;
-  }
-}
+/** The per-page Fetch interception instead of the hook. */
+const withPageGate = <T>(fn: () => Promise<T>) => withEnv('TABWRIGHT_REDIRECT_GATE', 'page', fn);
+/** Every request judged in Node: nothing refused in Chromium itself. */
+const judgedInNode = <T>(fn: () => Promise<T>) => withEnv('TABWRIGHT_REFUSE_IN_BROWSER', '0', fn);
 
 after(async () => {
   await engine.close();
