@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { mapEngineError } from '../src/doors/http/error-map.js';
+import { captureError } from '../src/doors/http/evidence.js';
 import { TabwrightError } from '../src/engine/errors.js';
 
 // The HTTP door's own sentences for engine failures (no browser: the mapping alone). The doors'
@@ -95,3 +96,35 @@ for (const [what, err, words] of cases) {
     assert.equal(f.data.engineMessage, err.message, 'the engine text stays available');
   });
 }
+
+describe("an automatic capture's failure (screenshot_error) in this door's words", () => {
+  const failures: [string, unknown, RegExp][] = [
+    ['the page crashed during the command', cases[0]![1], /标签页崩溃了/],
+    [
+      'the page closed',
+      new TabwrightError(
+        'page_not_found',
+        "Page p1 is closed. List the session's pages (tab.list) and use another.",
+        {
+          details: { page_id: 'p1' },
+        },
+      ),
+      /没有打开的标签页（或它已经关闭）/,
+    ],
+    [
+      'the capture ran out of time',
+      new TabwrightError('not_ready', 'page.screenshot was dispatched but did not finish within 8000 ms …', {
+        details: { outcome: 'unknown', timeout_ms: 8000, operation: 'page.screenshot', aborted: false },
+      }),
+      /8000 毫秒内没有完成/,
+    ],
+  ];
+  for (const [what, err, words] of failures) {
+    test(what, () => {
+      const text = captureError(err);
+      assert.match(text, /^screenshot 失败：\[[A-Z_]+\] /, text);
+      assert.match(text, words, text);
+      assert.doesNotMatch(text, english, text);
+    });
+  }
+});

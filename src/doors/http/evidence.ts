@@ -1,8 +1,9 @@
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ops } from '../../engine/api.js';
+import { ops, TabwrightError } from '../../engine/api.js';
 import type { Page } from '../../engine/page.js';
 import { type Data, invalidArgument } from './envelope.js';
+import { mapEngineError } from './error-map.js';
 import type { Task } from './tasks.js';
 
 /**
@@ -120,7 +121,10 @@ export async function captureSeq(
 ): Promise<Data> {
   const file = join(taskDir(dataDir, task.id), `${seq}.png`);
   try {
-    if (!page) throw new Error('没有可截图的标签页');
+    if (!page)
+      throw new TabwrightError('page_not_found', 'The task has no open page to capture.', {
+        details: { page_id: null },
+      });
     await ops.wait
       .call(page, { conditions: { navigation_complete: 'domcontentloaded' } }, { timeoutMs: DCL_WAIT_MS })
       .catch(() => undefined);
@@ -128,8 +132,16 @@ export async function captureSeq(
     await writeEvidence(file, shot.data);
     return { seq, screenshot: dataUrl(dataDir, file), screenshot_path: file };
   } catch (err) {
-    return { seq, screenshot_error: err instanceof Error ? err.message : String(err) };
+    return { seq, screenshot_error: captureError(err) };
   }
+}
+
+/**
+ * Why an automatic capture failed, in this door's words like every other failure it reports (the
+ * engine's English text, e.g. of a page that closed during the command, is not the door's language).
+ */
+export function captureError(err: unknown): string {
+  return mapEngineError('screenshot', err).message;
 }
 
 /** The automatic screenshot after a successful page-changing command (§7.1). */
