@@ -268,6 +268,21 @@ describe('actions', () => {
     assert.equal(u.filesLength, 1);
     assert.deepEqual(u.fileNames, ['upload.txt']);
   });
+
+  test('files onto an element that is not a file input: the code of every wrong element kind', async () => {
+    const file = join(home, 'upload.txt');
+    writeFileSync(file, 'hello');
+    const upload = await rejectsWith(
+      ops.upload.call(page, { target: { selector: '#change' }, files: [file] }),
+      'unsupported_target',
+    );
+    assert.equal(upload.details.reason, 'not_file_input');
+    const select = await rejectsWith(
+      page.act({ selector: '#change' }, { action: 'select', values: ['x'] }),
+      'unsupported_target',
+    );
+    assert.equal(select.details.reason, 'not_select');
+  });
 });
 
 describe('guard refusals', () => {

@@ -50,7 +50,7 @@ const cases: [string, TabwrightError, RegExp][] = [
   ],
   [
     'upload_file on an element that is not a file input',
-    new TabwrightError('element_not_actionable', 'The target is <button>, not an <input type=file>.', {
+    new TabwrightError('unsupported_target', 'The target is <button>, not an <input type=file>.', {
       details: { reason: 'not_file_input', tag: 'button', element_ref: 'e3' },
     }),
     /这个元素是 <button>，不是文件输入框/,

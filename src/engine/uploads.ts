@@ -161,8 +161,10 @@ export async function uploadFiles(
         });
       const info = await evaluateOnRef<InputInfo, null>(page, el.ref, INPUT_INFO, null, d);
       if (info.tag !== 'input' || info.type !== 'file') {
+        // The element kind is wrong, not its state: the same code as the action guard's refusal of a
+        // set_files step on it (and of select / check on a wrong kind), the spec's unsupported_target.
         throw new TabwrightError(
-          'element_not_actionable',
+          'unsupported_target',
           `The target is <${info.tag}${info.type ? ` type=${info.type}` : ''}>, not an <input type=file>. Target the file input itself (often hidden, e.g. selector input[type=file]).`,
           { details: { reason: 'not_file_input', tag: info.tag, element_ref: el.ref } },
         );
