@@ -482,6 +482,8 @@ describe('upload_file', () => {
     assert.equal(outside.status, 400);
     const notFile = await h.fails(id, 'upload_file', { path: staged, selector: '#notfile' });
     assert.match(notFile.json.msg, /不是文件输入框（<input type=file>）/, notFile.json.msg);
+    assert.equal(notFile.json.data.reason, 'not_file_input');
+    assert.equal(notFile.json.data.retryable, false);
     const noSource = await h.fails(id, 'upload_file', { selector: '#listened' });
     assert.equal(noSource.status, 400);
     const two = await h.fails(id, 'upload_file', { path: staged, url: 'http://x/', selector: '#listened' });

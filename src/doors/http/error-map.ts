@@ -126,9 +126,16 @@ function mapCode(err: TabwrightError): Mapped {
     case 'permission_denied':
     case 'setup_required':
     case 'unsupported_method':
-    case 'unsupported_target':
       // Resending the same command to the same task cannot help: the task needs close + start or another input.
       return { code: 'ACTION_FAILED', retryable: false, extra: {} };
+    case 'unsupported_target':
+      // The wrong element kind (not_select, not_checkable, not_file_input) says which, as
+      // element_not_actionable's reasons do.
+      return {
+        code: 'ACTION_FAILED',
+        retryable: false,
+        extra: typeof d.reason === 'string' ? { reason: d.reason } : {},
+      };
     case 'invalid_request':
     case 'invalid_selector':
       return { code: 'ACTION_FAILED', retryable: false, extra: {} };
