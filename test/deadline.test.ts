@@ -5,6 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Deadline, DeadlineExpired } from '../src/engine/deadline.js';
 import { PageQueue } from '../src/engine/page-queue.js';
+import { timeoutError } from '../src/engine/timeout-errors.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -44,6 +45,44 @@ describe('Deadline', () => {
       Deadline.from({ timeoutMs: 300, signal: caller.signal }),
     );
     await assert.rejects(next, (e: { details: { outcome: string } }) => e.details.outcome === 'not_started');
+  });
+
+  // A backend call gets what is left of the deadline (engine page.ts), so its own timeout names the rest.
+  const backendTimesOut = (spareMs: number) => (d: Deadline) => {
+    const given = d.remaining() - spareMs;
+    return new Promise<never>((_, reject) =>
+      setTimeout(
+        () => reject(timeoutError({ operation: 'page.open', navigation: true, timeoutMs: given })),
+        given,
+      ),
+    );
+  };
+
+  test("a backend timeout where the deadline ends is said in the caller's timeout", async () => {
+    const q = new PageQueue();
+    // 30 ms short of the end: the backend's timer wins the race against the deadline's own.
+    const err = await q
+      .enqueue(
+        { name: 'page.open', kind: 'navigation', run: backendTimesOut(30) },
+        Deadline.from({ timeoutMs: 300 }),
+      )
+      .catch((e) => e);
+    assert.equal(err.code, 'navigation_timeout');
+    assert.equal(err.details.timeout_ms, 300, JSON.stringify(err.details));
+    assert.match(err.message, /within 300 ms/);
+    assert.ok(err.details.elapsed_ms >= 250, JSON.stringify(err.details));
+  });
+
+  test('a backend timeout well before the deadline (its own shorter budget) is left as it is', async () => {
+    const q = new PageQueue();
+    const err = await q
+      .enqueue(
+        { name: 'page.open', kind: 'navigation', run: backendTimesOut(700) },
+        Deadline.from({ timeoutMs: 1000 }),
+      )
+      .catch((e) => e);
+    assert.equal(err.code, 'navigation_timeout');
+    assert.ok(err.details.timeout_ms < 400, JSON.stringify(err.details));
   });
 
   test('a caller abort fails the operation at once, as cancelled', async () => {

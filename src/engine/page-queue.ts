@@ -1,5 +1,6 @@
 import { type Deadline, DeadlineExpired } from './deadline.js';
 import { TabwrightError, toTabwrightError } from './errors.js';
+import { timeoutError } from './timeout-errors.js';
 
 export interface QueuedOperation<T> {
   /** Operation name for messages, e.g. "page.open". */
@@ -60,15 +61,20 @@ export class PageQueue {
         // Never ran: release our slot once the previous op is done, so order is kept.
         previous.then(release, release);
       }
-      throw translate(err, op, started);
+      throw translate(err, op, started, deadline);
     } finally {
       this.depth--;
     }
   }
 }
 
-function translate(err: unknown, op: QueuedOperation<unknown>, started: boolean): TabwrightError {
-  if (!(err instanceof DeadlineExpired)) return toTabwrightError(err);
+function translate(
+  err: unknown,
+  op: QueuedOperation<unknown>,
+  started: boolean,
+  deadline: Deadline,
+): TabwrightError {
+  if (!(err instanceof DeadlineExpired)) return ranOut(toTabwrightError(err), op, deadline);
   const d = err.deadline;
   const aborted = d.callerAborted();
   const outcome = started ? 'unknown' : 'not_started';
@@ -99,4 +105,27 @@ function translate(err: unknown, op: QueuedOperation<unknown>, started: boolean)
     `${op.name} was dispatched but did not finish within ${d.timeoutMs} ms; its outcome is unknown. Check the page state before repeating it.`,
     { retryable: false, details },
   );
+}
+
+/** How close to its end a deadline must be for a backend's timeout to count as the deadline's own. */
+const SPENT_SLACK_MS = 50;
+
+/**
+ * A backend call is given what is left of the caller's deadline, so its timeout says "within 299 ms"
+ * when the caller asked for 300 ms and 1 ms went to the queue. When that timeout is where the
+ * deadline ended, it is said again in the caller's terms: the caller's timeout_ms, and the time spent.
+ * A backend timeout well before the deadline (a sub-call with its own shorter budget) is left as it is.
+ */
+function ranOut(err: TabwrightError, op: QueuedOperation<unknown>, d: Deadline): TabwrightError {
+  const given = err.details.timeout_ms;
+  if (err.code !== 'navigation_timeout' && err.code !== 'not_ready') return err;
+  if (err.details.outcome !== 'unknown' || typeof given !== 'number' || given >= d.timeoutMs) return err;
+  if (d.remaining() > SPENT_SLACK_MS) return err;
+  const again = timeoutError({
+    operation: String(err.details.operation ?? op.name),
+    navigation: err.code === 'navigation_timeout',
+    timeoutMs: d.timeoutMs,
+  });
+  again.details.elapsed_ms = d.elapsed();
+  return again;
 }

@@ -1,5 +1,5 @@
 import { firstLine, TabwrightError } from '../../engine/errors.js';
-import { timeoutError } from '../outcome-errors.js';
+import { timeoutError } from '../../engine/timeout-errors.js';
 import { playwrightCore } from './load-playwright.js';
 
 /**

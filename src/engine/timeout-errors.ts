@@ -1,4 +1,4 @@
-import { TabwrightError } from '../engine/errors.js';
+import { TabwrightError } from './errors.js';
 
 /**
  * The two timeout errors every backend gives, worded once: a navigation that did not reach its load
