@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PIPE_ACTIONS } from '../src/doors/pipe/protocol/constants.js';
 import { parseRules } from '../src/doors/pipe/protocol/rules.js';
@@ -14,7 +16,8 @@ import { spawnProvider } from './helpers/provider.js';
 // The cross-door equivalence suite (issue 16): the same fixture pages through all five doors, each by
 // its real transport, must tell the same truth: the same interactive elements (role and name), the
 // same origin-policy verdict for reads and actions, and the same normalized error for the same
-// failure (each door in its own vocabulary: the mapping is the door's documented one). Secret fields
+// failure (each door in its own vocabulary: the mapping is the door's documented one), a file set on a
+// wrong element kind included, in the three doors that upload (HTTP, provider, MCP). Secret fields
 // have their own cross-door suite (equivalence-secrets). Run `npm run -s build` first.
 
 /** One interactive element as a door reports it: role and accessible name (whitespace collapsed). */
@@ -34,6 +37,11 @@ interface Door {
   clickSelector(selector: string): Promise<string>;
   /** The door's report of opening a URL the session's allowlist refuses, as an engine code. */
   openRefused(url: string): Promise<string>;
+  /**
+   * The door's report of setting a file on an element that is not a file input, as engine code and
+   * `reason` (absent: the door has no upload; the pipe and the JS harness have none).
+   */
+  uploadOnto?(selector: string, file: string): Promise<string>;
   /** Only enabled elements are listed (the HTTP door's indexed elements, as upstream). */
   enabledOnly?: boolean;
   close(): Promise<void>;
@@ -78,6 +86,10 @@ function httpDoor(h: DoorHarness, id: string): Door {
     },
     clickSelector: async (selector) => code(await h.fails(id, 'click_element_by_selector', { selector })),
     openRefused: async (url) => code(await h.fails(id, 'go_to_url', { url })),
+    uploadOnto: async (selector, path) => {
+      const r = await h.fails(id, 'upload_file', { path, selector });
+      return `${code(r)}/${r.json.data?.reason}`;
+    },
     close: () => h.close(),
   };
 }
@@ -91,11 +103,12 @@ before(async () => {
 
   const p = spawnProvider(home.dir);
   const sid = (await p.call('session.ensure', { allowed_origins: allowed })).session_id as string;
-  const providerCode = async (call: Promise<unknown>) => {
+  const providerCode = async (call: Promise<unknown>, withReason = false) => {
     try {
       await call;
     } catch (err) {
-      return String((err as { error?: { code?: string } }).error?.code ?? err);
+      const e = (err as { error?: { code?: string; details?: { reason?: string } } }).error;
+      return withReason ? `${e?.code}/${e?.details?.reason}` : String(e?.code ?? err);
     }
     assert.fail('the provider call should have failed');
   };
@@ -108,6 +121,8 @@ before(async () => {
     },
     clickSelector: (selector) => providerCode(p.call('page.click', { session_id: sid, selector })),
     openRefused: (url) => providerCode(p.call('page.open', { session_id: sid, url })),
+    uploadOnto: (selector, file) =>
+      providerCode(p.call('upload.set_files', { session_id: sid, selector, files: [file] }), true),
     close: async () => void (await p.close()),
   });
 
@@ -120,6 +135,11 @@ before(async () => {
     elements: async () => fromText(await mcp.call('snapshot', { interactive_only: true })),
     clickSelector: (selector) => mcpCode(mcp, 'click', { selector }),
     openRefused: (url) => mcpCode(mcp, 'navigate', { url }),
+    uploadOnto: async (selector, file) => {
+      const text = await mcp.fail('upload', { selector, files: [file] });
+      const m = /^Error ([a-z_]+)\/([a-z_]+):/.exec(text);
+      return m ? `${m[1]}/${m[2]}` : `unparsed: ${text}`;
+    },
     close: () => mcp.close(),
   });
 
@@ -265,6 +285,20 @@ describe('every door tells the same truth', () => {
       assert.equal(none, 'element_not_found', `${d.name}: a selector that matches nothing`);
       const bad = await d.clickSelector('div[');
       assert.ok(['invalid_selector', 'invalid_request|invalid_selector'].includes(bad), `${d.name}: ${bad}`);
+    }
+  });
+
+  test('a file set on an element that is not a file input is the same refusal in every door that uploads', async () => {
+    const file = join(home.dir, 'equivalence-upload.txt');
+    writeFileSync(file, 'a file for an element that takes none\n');
+    const uploading = doors.filter((d) => d.uploadOnto);
+    assert.deepEqual(
+      uploading.map((d) => d.name),
+      ['http', 'provider', 'mcp'],
+    );
+    for (const d of uploading) {
+      await d.open(`${fx.url}/fixtures/actions/form.html`);
+      assert.equal(await d.uploadOnto!('#change', file), 'unsupported_target/not_file_input', d.name);
     }
   });
 });
