@@ -48,25 +48,21 @@ describe('Deadline', () => {
   });
 
   // A backend call gets what is left of the deadline (engine page.ts), so its own timeout names the rest.
-  const backendTimesOut = (spareMs: number) => (d: Deadline) => {
-    const given = d.remaining() - spareMs;
-    return new Promise<never>((_, reject) =>
-      setTimeout(
-        () => reject(timeoutError({ operation: 'page.open', navigation: true, timeoutMs: given })),
-        given,
-      ),
-    );
+  // It times out `spareMs` before the deadline would; the queue's error is returned.
+  const backendTimeout = (timeoutMs: number, spareMs: number) => {
+    const run = (d: Deadline) => {
+      const given = d.remaining() - spareMs;
+      const err = timeoutError({ operation: 'page.open', navigation: true, timeoutMs: given });
+      return new Promise<never>((_, reject) => setTimeout(() => reject(err), given));
+    };
+    return new PageQueue()
+      .enqueue({ name: 'page.open', kind: 'navigation', run }, Deadline.from({ timeoutMs }))
+      .catch((e) => e);
   };
 
   test("a backend timeout where the deadline ends is said in the caller's timeout", async () => {
-    const q = new PageQueue();
     // 30 ms short of the end: the backend's timer wins the race against the deadline's own.
-    const err = await q
-      .enqueue(
-        { name: 'page.open', kind: 'navigation', run: backendTimesOut(30) },
-        Deadline.from({ timeoutMs: 300 }),
-      )
-      .catch((e) => e);
+    const err = await backendTimeout(300, 30);
     assert.equal(err.code, 'navigation_timeout');
     assert.equal(err.details.timeout_ms, 300, JSON.stringify(err.details));
     assert.match(err.message, /within 300 ms/);
@@ -74,13 +70,7 @@ describe('Deadline', () => {
   });
 
   test('a backend timeout well before the deadline (its own shorter budget) is left as it is', async () => {
-    const q = new PageQueue();
-    const err = await q
-      .enqueue(
-        { name: 'page.open', kind: 'navigation', run: backendTimesOut(700) },
-        Deadline.from({ timeoutMs: 1000 }),
-      )
-      .catch((e) => e);
+    const err = await backendTimeout(1000, 700);
     assert.equal(err.code, 'navigation_timeout');
     assert.ok(err.details.timeout_ms < 400, JSON.stringify(err.details));
   });
