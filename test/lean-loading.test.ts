@@ -34,6 +34,8 @@ const PACKAGES = {
   // Trace zips (src/engine/semantics/trace-scrub.ts): required at the first trace scrubbed.
   fflate: '/node_modules/fflate/',
   httpDoor: '/dist/doors/http/',
+  // The HTTP door's method table (about 2 MB of zod schemas): loaded with the first command.
+  httpMethods: '/dist/doors/http/methods.js',
   mcpDoor: '/dist/doors/mcp/',
   providerDoor: '/dist/doors/provider/',
 };
@@ -142,14 +144,14 @@ describe('each door command loads its own modules', () => {
       assert.equal(has(part), false, `tabwright mcp loaded ${PACKAGES[part]}`);
   });
 
-  test('tabwright serve: the MCP SDK only once /mcp is used', async () => {
+  test('tabwright serve: the MCP SDK only once /mcp is used, the command table only once a command comes', async () => {
     const { child, file } = spawnRecorded('serve', ['serve', '--port', '0']);
     await stopping(child, async () => {
       const base = await listening(child);
       assert.equal((await fetch(`${base}/health`)).status, 200);
       let has = loaded(file);
       assert.ok(has('fastify') && has('httpDoor'), 'the record saw the HTTP door');
-      for (const part of ['mcpSdk', 'providerDoor', 'playwright'] as const)
+      for (const part of ['mcpSdk', 'providerDoor', 'playwright', 'httpMethods'] as const)
         assert.equal(has(part), false, `tabwright serve loaded ${PACKAGES[part]} before any /mcp request`);
       // A request without a session: refused by the MCP sessions, which load with the SDK.
       const res = await fetch(`${base}/mcp`, {
@@ -161,6 +163,14 @@ describe('each door command loads its own modules', () => {
       assert.match(JSON.stringify(await res.json()), /initialize/);
       has = loaded(file);
       assert.ok(has('mcpSdk'), 'the first /mcp request loaded the MCP SDK');
+      assert.equal(
+        has('httpMethods'),
+        false,
+        'a server used through /mcp only never loads the command table',
+      );
+      const listed = await fetch(`${base}/playwright/methods`);
+      assert.equal(((await listed.json()) as { ok?: boolean }).ok, true);
+      assert.ok(loaded(file)('httpMethods'), 'the first command loaded the command table');
     });
   });
 

@@ -32,10 +32,9 @@ import { issueInChinese } from './zh-issues.js';
 /** How long a command waits for the previous command of its task (reference §6.1). */
 export const SERIALIZE_WAIT_MS = 5_000;
 
-export interface DoorState extends EnvelopeOptions {
+/** What the door holds before its first command (the dashboard's and the server's part). */
+export interface DoorBase extends EnvelopeOptions {
   engine: Engine;
-  /** The door's method table (methods.ts). */
-  table: HttpTable;
   tasks: TaskTable;
   snowflake: Snowflake;
   dataDir: string;
@@ -47,6 +46,11 @@ export interface DoorState extends EnvelopeOptions {
   files: FilesConfig;
   /** The server-wide origin ceiling (`--allow-origin`), when there is one. */
   originCeiling?: OriginPolicyInput;
+}
+
+export interface DoorState extends DoorBase {
+  /** The door's method table (methods.ts), loaded with the first command (server.ts). */
+  table: HttpTable;
 }
 
 /** Runs one `POST /playwright/command` body (raw text) and returns the reply to send. */

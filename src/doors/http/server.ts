@@ -6,11 +6,10 @@ import { log, OriginPolicy, ops } from '../../engine/api.js';
 import type { Engine } from '../../engine/engine.js';
 import type { MountedRoutes } from '../kit/index.js';
 import { registerDashboard } from './dashboard/index.js';
-import { type DoorState, dispatch, envelopeFailure, SERIALIZE_WAIT_MS } from './dispatch.js';
+import { type DoorBase, type DoorState, dispatch, envelopeFailure, SERIALIZE_WAIT_MS } from './dispatch.js';
 import { CommandFailure, failure, invalidArgument, type Reply } from './envelope.js';
 import { type FilesOptions, resolveFilesConfig } from './files-config.js';
 import { LAZY_SCHEMA_COMPILERS } from './lazy-compilers.js';
-import { HTTP_TABLE } from './methods.js';
 import { BODY_LIMIT, checkBindPolicy, requestGuard } from './security.js';
 import { Snowflake } from './snowflake.js';
 import { resolveDataFile } from './static-files.js';
@@ -78,9 +77,8 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   const originCeiling = opts.allowedOrigins?.length
     ? OriginPolicy.parse({ allowed_origins: opts.allowedOrigins }).toJSON()
     : undefined;
-  const state: DoorState = {
+  const state: DoorBase = {
     engine,
-    table: HTTP_TABLE,
     tasks: new TaskTable(),
     snowflake: new Snowflake(),
     dataDir: opts.dataDir ?? join(engine.home, 'data'),
@@ -91,6 +89,11 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
     files: resolveFilesConfig(engine.home, opts.files),
     originCeiling,
   };
+  // The method table (about 2 MB of zod schemas) loads with the first command, so a server used only
+  // through a mounted door (`/mcp`) never holds it (docs/ARCHITECTURE.md, a lean Node side).
+  let loading: Promise<DoorState> | undefined;
+  const commands = () =>
+    (loading ??= import('./methods.js').then((m) => ({ ...state, table: m.HTTP_TABLE })));
 
   // Fastify's own logger stays off: stdout belongs to the CLI; our logs go to stderr via pino.
   const app = Fastify({
@@ -157,7 +160,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
   );
 
   app.post('/playwright/command', async (req, res) =>
-    send(res, await dispatch(typeof req.body === 'string' ? req.body : undefined, state)),
+    send(res, await dispatch(typeof req.body === 'string' ? req.body : undefined, await commands())),
   );
 
   app.get('/playwright/command', async (_req, res) => {
@@ -176,7 +179,7 @@ export async function startHttpServer(engine: Engine, opts: HttpServerOptions = 
 
   // GET mirrors of list_methods / get_config / list_tasks (§2), through the same dispatcher.
   const mirror = (method: string) => async (_req: unknown, res: FastifyReply) =>
-    send(res, await dispatch(JSON.stringify({ method }), state));
+    send(res, await dispatch(JSON.stringify({ method }), await commands()));
   app.get('/playwright/methods', mirror('list_methods'));
   app.get('/playwright/config', mirror('get_config'));
   app.get('/playwright/tasks', mirror('list_tasks'));

@@ -8,7 +8,7 @@ import { log, NAMED_KEYS, ops, scrubEverywhere, startLiveView } from '../../../e
 import type { LiveInput } from '../../../engine/held-input.js';
 import type { HumanInputEvent } from '../../../engine/human-input.js';
 import type { Page } from '../../../engine/page.js';
-import type { DoorState } from '../dispatch.js';
+import type { DoorBase } from '../dispatch.js';
 import { humanData } from '../methods/human.js';
 import type { Task } from '../tasks.js';
 
@@ -50,7 +50,7 @@ function assetsDir(): string {
 const MAX_BODY_TEXT = 10_000;
 const KEYS = new Set(NAMED_KEYS);
 
-export function registerDashboard(app: FastifyInstance, state: DoorState): void {
+export function registerDashboard(app: FastifyInstance, state: DoorBase): void {
   const dir = assetsDir();
   const streams = new Set<ServerResponse>();
   const stops = new Set<() => Promise<void>>();
