@@ -93,18 +93,17 @@ function translate(
       { retryable: true, details },
     );
   }
-  if (op.kind === 'navigation') {
-    return new TabwrightError(
-      'navigation_timeout',
-      `${op.name} did not finish within ${d.timeoutMs} ms; the navigation may still complete. Read the page URL before repeating it, or raise timeout_ms.`,
-      { retryable: true, details },
-    );
-  }
-  return new TabwrightError(
-    'not_ready',
-    `${op.name} was dispatched but did not finish within ${d.timeoutMs} ms; its outcome is unknown. Check the page state before repeating it.`,
-    { retryable: false, details },
-  );
+  return spent(op.name, op.kind === 'navigation', d);
+}
+
+/**
+ * The deadline passed after dispatch: the outcome is unknown. Worded once, as a backend's own timeout
+ * is (timeout-errors.ts), in the caller's terms: the caller's timeout_ms and the time spent.
+ */
+function spent(operation: string, navigation: boolean, d: Deadline): TabwrightError {
+  const err = timeoutError({ operation, navigation, timeoutMs: d.timeoutMs });
+  Object.assign(err.details, { elapsed_ms: d.elapsed(), aborted: false });
+  return err;
 }
 
 /** How close to its end a deadline must be for a backend's timeout to count as the deadline's own. */
@@ -113,19 +112,14 @@ const SPENT_SLACK_MS = 50;
 /**
  * A backend call is given what is left of the caller's deadline, so its timeout says "within 299 ms"
  * when the caller asked for 300 ms and 1 ms went to the queue. When that timeout is where the
- * deadline ended, it is said again in the caller's terms: the caller's timeout_ms, and the time spent.
- * A backend timeout well before the deadline (a sub-call with its own shorter budget) is left as it is.
+ * deadline ended, it is said as the deadline's own expiry is (`spent`), so which timer fired first
+ * makes no difference to the caller. A backend timeout well before the deadline (a sub-call with its
+ * own shorter budget) is left as it is.
  */
 function ranOut(err: TabwrightError, op: QueuedOperation<unknown>, d: Deadline): TabwrightError {
   const given = err.details.timeout_ms;
   if (err.code !== 'navigation_timeout' && err.code !== 'not_ready') return err;
   if (err.details.outcome !== 'unknown' || typeof given !== 'number' || given >= d.timeoutMs) return err;
   if (d.remaining() > SPENT_SLACK_MS) return err;
-  const again = timeoutError({
-    operation: String(err.details.operation ?? op.name),
-    navigation: err.code === 'navigation_timeout',
-    timeoutMs: d.timeoutMs,
-  });
-  again.details.elapsed_ms = d.elapsed();
-  return again;
+  return spent(String(err.details.operation ?? op.name), err.code === 'navigation_timeout', d);
 }
