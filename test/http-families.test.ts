@@ -294,3 +294,19 @@ test('held input: key_down / key_up and mouse_down / mouse_up', async () => {
   const missing = await h.fails(id, 'key_down', {});
   assert.equal(missing.status, 400);
 });
+
+test("closing the last tab: the command succeeds, and its capture's failure is in this door's words", async () => {
+  const t = await h.start();
+  await h.ok(t, 'go_to_url', { url: h.page('form.html') });
+  const r = await h.ok(t, 'close_tab', { pageIndex: 0 });
+  assert.equal(r.remaining, 0, JSON.stringify(r));
+  assert.equal(typeof r.seq, 'number', 'close_tab is page-changing: it gets a capture attempt');
+  assert.equal(r.screenshot, undefined);
+  assert.match(
+    r.screenshot_error,
+    /^screenshot 失败：\[ACTION_FAILED\] 这个任务当前没有打开的标签页/,
+    r.screenshot_error,
+  );
+  assert.doesNotMatch(r.screenshot_error, /[A-Za-z]{3,} [A-Za-z]{3,} [A-Za-z]{3,}/, r.screenshot_error);
+  await h.ok(t, 'close');
+});

@@ -121,14 +121,16 @@ export async function captureSeq(
 ): Promise<Data> {
   const file = join(taskDir(dataDir, task.id), `${seq}.png`);
   try {
-    if (!page)
-      throw new TabwrightError('page_not_found', 'The task has no open page to capture.', {
-        details: { page_id: null },
+    // Without a page, the session says why (no open tab, browser gone) in its own normalized error.
+    const target = page ?? task.session?.page();
+    if (!target)
+      throw new TabwrightError('session_not_found', 'The task has no session yet to capture.', {
+        details: { task_id: task.id },
       });
     await ops.wait
-      .call(page, { conditions: { navigation_complete: 'domcontentloaded' } }, { timeoutMs: DCL_WAIT_MS })
+      .call(target, { conditions: { navigation_complete: 'domcontentloaded' } }, { timeoutMs: DCL_WAIT_MS })
       .catch(() => undefined);
-    const shot = await ops.screenshot.call(page, {}, { timeoutMs: CAPTURE_TIMEOUT_MS });
+    const shot = await ops.screenshot.call(target, {}, { timeoutMs: CAPTURE_TIMEOUT_MS });
     await writeEvidence(file, shot.data);
     return { seq, screenshot: dataUrl(dataDir, file), screenshot_path: file };
   } catch (err) {
