@@ -10,7 +10,8 @@
 //      with --test also what the Selenium Grid tests start: chromium-driver (matching Debian's
 //      chromium), a Java runtime (openjdk-17-jre-headless) and strace (the egress test); not root:
 //      print the command and go on;
-//   5. the build (tsc) when dist/ is missing or older than src/.
+//   5. the build (tsc, the lean playwright-core copies, the CLI bundle) when dist/ is missing or
+//      older than src/ or the build's scripts.
 // Plain JavaScript with no dependencies: it runs before anything is installed.
 // Progress goes to stderr so stdout stays clean for whatever runs next.
 import { execSync, spawnSync } from 'node:child_process';
@@ -187,6 +188,8 @@ const sourcesChanged =
     newestIn(join(root, 'src')),
     mtime(join(root, 'package.json')),
     mtime(join(root, 'tsconfig.build.json')),
+    mtime(join(root, 'scripts/lean-playwright.mjs')),
+    mtime(join(root, 'scripts/bundle-cli.mjs')),
   ) > mtime(stamp);
 if (sourcesChanged) {
   run('npm', ['run', '-s', 'build'], 'building');

@@ -41,8 +41,25 @@ const PACKAGES = {
 };
 type Part = keyof typeof PACKAGES;
 
-function loaded(file: string): (part: Part) => boolean {
+/**
+ * The modules a record names, in its order. The CLI runs as one bundle (scripts/bundle-cli.mjs):
+ * a loaded file of dist/bundle/ stands for the sources esbuild put in it (its metafile), each
+ * named by its path as if it had been loaded on its own.
+ */
+function modules(file: string): string[] {
   const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
+  const meta = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  return lines.flatMap((line) => {
+    const at = line.indexOf('/dist/bundle/');
+    const output = at < 0 ? undefined : meta.outputs[line.slice(at + 1)];
+    return output ? [line, ...Object.keys(output.inputs).map((input) => join(ROOT, input))] : [line];
+  });
+}
+
+function loaded(file: string): (part: Part) => boolean {
+  const lines = modules(file);
   return (part) => lines.some((l) => l.includes(PACKAGES[part]));
 }
 
@@ -114,11 +131,15 @@ describe('each door command loads its own modules', () => {
     const has = loaded(file);
     assert.ok(has('providerDoor'), 'the record saw the provider door (the recorder works)');
     // The bin sets the V8 flags before the CLI's first module (src/cli/v8-flags.ts).
-    const order = readFileSync(file, 'utf8').split('\n');
+    const order = modules(file);
     const flags = order.findIndex((l) => l.endsWith('/dist/cli/v8-flags.js'));
     assert.ok(
       flags >= 0 && flags < order.findIndex((l) => l.endsWith('/dist/cli/main.js')),
       order.join('\n'),
+    );
+    assert.ok(
+      order.some((l) => l.endsWith('/dist/bundle/main.js')),
+      'the bin runs the bundled CLI',
     );
     // ws: the Firefox backend's BiDi client (offered here when Firefox is installed, never started).
     for (const part of ['fastify', 'mcpSdk', 'httpDoor', 'mcpDoor', 'playwright', 'ws', 'fflate'] as const)
@@ -190,6 +211,19 @@ describe('each door command loads its own modules', () => {
     assert.ok(has('fastify'), 'the record saw fastify');
     for (const part of ['ajv', 'fastJsonStringify'] as const)
       assert.equal(has(part), false, `tabwright serve loaded ${PACKAGES[part]}`);
+  });
+});
+
+describe('the CLI as one bundle (scripts/bundle-cli.mjs)', () => {
+  test("zod's locales in it are English and those the code names (the HTTP door's Chinese)", () => {
+    const meta = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as {
+      inputs: Record<string, unknown>;
+    };
+    const locales = Object.keys(meta.inputs)
+      .filter((p) => /zod\/v4\/locales\/(?!index\.js)/.test(p))
+      .map((p) => p.replace(/.*\//, ''))
+      .sort();
+    assert.deepEqual(locales, ['en.js', 'zh-CN.js']);
   });
 });
 
@@ -273,8 +307,9 @@ describe('playwright-core bundles as one-byte strings', () => {
     const before = getHeapCodeStatistics().external_script_source_size;
     assert.equal(typeof playwrightCore().chromium.launch, 'function');
     const grown = getHeapCodeStatistics().external_script_source_size - before;
-    // coreBundle.js + utilsBundle.js ≈ 6.9 MB of one-byte source; two-byte heap strings would add nothing here.
-    assert.ok(grown > 6_000_000, `external script source grew by ${grown} bytes only`);
+    // coreBundle.js + utilsBundle.js: 6.9 MB of one-byte source, or 5.2 MB as the lean copies a build
+    // writes (found from src/ too); two-byte heap strings would add nothing here.
+    assert.ok(grown > 5_000_000, `external script source grew by ${grown} bytes only`);
   });
 });
 

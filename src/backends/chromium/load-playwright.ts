@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../package-root.js';
 
 /**
  * playwright-core, required (never imported: see below) with its two large bundles held as
@@ -82,8 +82,8 @@ function latin1File(filename: string): string {
   return parts.join('');
 }
 
-/** dist/vendor/playwright-core, next to dist/backends (under src/ there is none). */
-const LEAN_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../vendor/playwright-core');
+/** dist/vendor/playwright-core (written by `npm run build`; without a build there is none). */
+const LEAN_DIR = join(PACKAGE_ROOT, 'dist/vendor/playwright-core');
 
 interface LeanManifest {
   version: string;

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../package-root.js';
 
 /**
  * Where a daemon lives: one per user and --name, in the user's runtime dir
@@ -57,9 +57,6 @@ export function daemonPaths(name: string): DaemonPaths {
   };
 }
 
-/** The package root (dist/.. or src/..). */
-const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
-
 /**
  * Identifies the code on disk: the package version plus the newest mtime of
  * the built files. The daemon records it at boot; the CLI compares it with
@@ -77,6 +74,6 @@ export function codeStamp(version: string): string {
       else if (e.name.endsWith('.js')) newest = Math.max(newest, statSync(p).mtimeMs);
     }
   };
-  walk(join(packageRoot, 'dist'), 0);
+  walk(join(PACKAGE_ROOT, 'dist'), 0);
   return `${version}+${Math.floor(newest)}`;
 }

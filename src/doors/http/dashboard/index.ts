@@ -1,13 +1,12 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { log, NAMED_KEYS, ops, scrubEverywhere, startLiveView } from '../../../engine/api.js';
 import type { LiveInput } from '../../../engine/held-input.js';
 import type { HumanInputEvent } from '../../../engine/human-input.js';
 import type { Page } from '../../../engine/page.js';
+import { PACKAGE_ROOT } from '../../../package-root.js';
 import type { DoorBase } from '../dispatch.js';
 import { humanData } from '../methods/human.js';
 import type { Task } from '../tasks.js';
@@ -40,11 +39,9 @@ const ASSETS: Record<string, string> = {
   'style.css': 'text/css; charset=utf-8',
 };
 
-/** The assets folder: next to this module under tsx, or back in src/ from the tsc build in dist/. */
+/** The assets folder: in src/, which the build (dist/, dist/bundle/) reads them from too. */
 function assetsDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'assets'), join(here, '../../../../src/doors/http/dashboard/assets')];
-  return candidates.find((d) => existsSync(join(d, 'index.html'))) ?? candidates[0]!;
+  return join(PACKAGE_ROOT, 'src/doors/http/dashboard/assets');
 }
 
 const MAX_BODY_TEXT = 10_000;

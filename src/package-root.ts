@@ -1,0 +1,26 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * tabwright's package root: the nearest folder up from this module with tabwright's package.json.
+ * Why not a fixed `../..`: this module runs from src/ (tsx), from dist/ (tsc's output, the library)
+ * and from dist/bundle/ (the CLI, scripts/bundle-cli.mjs), each at another depth.
+ */
+export const PACKAGE_ROOT: string = findRoot(dirname(fileURLToPath(import.meta.url)));
+
+function findRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && isOurs(manifest)) return dir;
+    if (dirname(dir) === dir) return join(from, '..');
+  }
+}
+
+function isOurs(manifest: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'tabwright';
+  } catch {
+    return false;
+  }
+}
