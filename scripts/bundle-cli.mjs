@@ -8,8 +8,10 @@
 //
 // What stays as it was:
 //   - every lazy `import('./x.js')` becomes a chunk of its own, loaded at the same moment as before;
-//   - identifiers are not renamed (only whitespace and syntax are minified), so stack traces,
-//     class names and functions serialized into pages (Function.toString) read as they did;
+//   - identifiers are not minified (only whitespace and syntax are). Scope hoisting renames a
+//     top-level name that two modules share by adding a number (`dispatch2`; commander's
+//     `CommanderError2`), consistently inside each function, so functions serialized into pages
+//     (Function.toString) work as they did; a stack trace may show such a name;
 //   - packages required at run time through `createRequire` (playwright-core and its lean copy,
 //     fflate, fastify's schema compilers) are loaded from node_modules as before: not bundled;
 //   - the library entry points (dist/index.js, dist/doors/pipe/sdk) are tsc's output, unbundled.

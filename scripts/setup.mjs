@@ -187,6 +187,8 @@ const sourcesChanged =
   Math.max(
     newestIn(join(root, 'src')),
     mtime(join(root, 'package.json')),
+    // The CLI bundle holds copies of the dependencies: a changed lock file means a new build.
+    mtime(join(root, 'package-lock.json')),
     mtime(join(root, 'tsconfig.build.json')),
     mtime(join(root, 'scripts/lean-playwright.mjs')),
     mtime(join(root, 'scripts/bundle-cli.mjs')),

@@ -9,11 +9,16 @@ import { fileURLToPath } from 'node:url';
  */
 export const PACKAGE_ROOT: string = findRoot(dirname(fileURLToPath(import.meta.url)));
 
+/** The nearest folder with tabwright's package.json; without one (a renamed fork), the nearest with any. */
 function findRoot(from: string): string {
+  let nearest: string | undefined;
   for (let dir = from; ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && isOurs(manifest)) return dir;
-    if (dirname(dir) === dir) return join(from, '..');
+    if (existsSync(manifest)) {
+      if (isOurs(manifest)) return dir;
+      nearest ??= dir;
+    }
+    if (dirname(dir) === dir) return nearest ?? join(from, '..');
   }
 }
 

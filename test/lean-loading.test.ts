@@ -225,6 +225,24 @@ describe('the CLI as one bundle (scripts/bundle-cli.mjs)', () => {
       .sort();
     assert.deepEqual(locales, ['en.js', 'zh-CN.js']);
   });
+
+  test('the V8 flags run before any other source: what the flags and daemon entries import statically', () => {
+    const meta = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as {
+      outputs: Record<string, { inputs: Record<string, unknown>; imports: { path: string; kind: string }[] }>;
+    };
+    // Everything an entry's static imports evaluate before the entry's own code (chunks included).
+    const before = (output: string, seen = new Set<string>()): string[] =>
+      meta.outputs[output]!.imports.filter(
+        (i) => i.kind === 'import-statement' && meta.outputs[i.path] && !seen.has(i.path),
+      ).flatMap((i) => {
+        seen.add(i.path);
+        return [...before(i.path, seen), ...Object.keys(meta.outputs[i.path]!.inputs)];
+      });
+    for (const entry of ['v8-flags', 'js-daemon-main']) {
+      const sources = before(`dist/bundle/${entry}.js`).filter((p) => p !== 'dist/cli/v8-flags.js');
+      assert.deepEqual(sources, [], `dist/bundle/${entry}.js runs these before the flags`);
+    }
+  });
 });
 
 describe('V8 flags of a tabwright process (src/cli/v8-flags.ts)', () => {
@@ -233,7 +251,7 @@ describe('V8 flags of a tabwright process (src/cli/v8-flags.ts)', () => {
    * undefined for the defaults).
    */
   async function printedWithFlags(flags: string | undefined, body: string): Promise<number> {
-    const code = `await import(${JSON.stringify(join(ROOT, 'dist/cli/v8-flags.js'))});\n${body}`;
+    const code = `await import(${JSON.stringify(join(ROOT, 'dist/bundle/v8-flags.js'))});\n${body}`;
     const env = { ...process.env };
     if (flags === undefined) delete env.TABWRIGHT_V8_FLAGS;
     else env.TABWRIGHT_V8_FLAGS = flags;

@@ -1,16 +1,7 @@
-// Entry point of the `tabwright js` daemon process (spawned detached by the CLI): a composition
-// root like the other commands (it chooses the engine's backends).
+// Entry point of the `tabwright js` daemon process (spawned detached by the CLI): the V8 flags, then
+// the daemon (js-daemon-run.ts). Imported, not statically: in the CLI bundle (scripts/bundle-cli.mjs)
+// esbuild orders an entry's chunks by what they share, not by the import order written here, so a
+// static import of the daemon could run the engine's modules before the flags are set.
 import './v8-flags.js';
-import { runDaemon } from '../doors/js/daemon.js';
-import { createEngine } from './compose.js';
 
-const i = process.argv.indexOf('--name');
-const name = i >= 0 ? (process.argv[i + 1] ?? 'default') : 'default';
-runDaemon(name, createEngine, { allowFileUrls: process.argv.includes('--allow-file-urls') }).catch(
-  (err: unknown) => {
-    process.stderr.write(
-      `tabwright js daemon failed to start: ${err instanceof Error ? err.stack : String(err)}\n`,
-    );
-    process.exit(1);
-  },
-);
+await import('./js-daemon-run.js');

@@ -14,8 +14,8 @@ export function spawnProvider(
   /** What starts the CLI (default `node bin/tabwright.js`; `[BIN]` runs it as a program). */
   cli: string[] = [process.execPath, BIN],
 ): ProviderClient {
-  if (!existsSync(resolve(ROOT, 'dist/cli/provider.js')))
-    throw new Error('dist/ is missing the provider: run `npm run -s build` first');
+  if (!existsSync(resolve(ROOT, 'dist/bundle/main.js')))
+    throw new Error('dist/bundle/ (the CLI) is missing: run `npm run -s build` first');
   return ProviderClient.spawn([...cli, 'provider', ...args], {
     env: { TABWRIGHT_HOME: home, TABWRIGHT_LOG: process.env.TABWRIGHT_LOG ?? 'warn', ...env },
     cwd: ROOT,
