@@ -2,9 +2,9 @@
 // Bundles the built CLI (dist/cli/*.js, tsc's output) with its dependencies into dist/bundle/, which
 // bin/tabwright.js runs. Why (docs/ARCHITECTURE.md, "A lean Node side"): a long-lived door keeps
 // every module's source text and compiled top level for the process's life. One scope-hoisted,
-// tree-shaken, whitespace-minified copy drops what no door reaches (zod's ~50 locales, unused
-// exports) and a third of the source bytes: 4-6 MB of a door's PSS with one page open
-// (docs/benchmarks.md, "The CLI as one bundle").
+// tree-shaken copy, minified in whitespace and syntax, drops what no door reaches (zod's ~50
+// locales, unused exports) and a third of the source bytes: 2-7 MB of a door's PSS at rest with one
+// page open (docs/benchmarks.md, "The CLI as one bundle").
 //
 // What stays as it was:
 //   - every lazy `import('./x.js')` becomes a chunk of its own, loaded at the same moment as before;
@@ -35,7 +35,6 @@ const out = join(root, 'dist/bundle');
 /** The processes' entry points: the CLI, its V8 flags (set before the CLI loads), the JS daemon. */
 const ENTRIES = ['main', 'v8-flags', 'js-daemon-main'].map((name) => join(root, 'dist/cli', `${name}.js`));
 
-rmSync(out, { recursive: true, force: true });
 /** The zod locales that tabwright's built code names, plus English. */
 function namedLocales() {
   const names = new Set(['en']);
@@ -66,6 +65,7 @@ const zodNamedLocales = {
   },
 };
 
+rmSync(out, { recursive: true, force: true });
 const result = await build({
   entryPoints: ENTRIES,
   outdir: out,

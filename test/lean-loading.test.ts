@@ -41,6 +41,14 @@ const PACKAGES = {
 };
 type Part = keyof typeof PACKAGES;
 
+/** esbuild's metafile of the CLI bundle: which sources each output holds and what it imports. */
+interface BundleMeta {
+  inputs: Record<string, unknown>;
+  outputs: Record<string, { inputs: Record<string, unknown>; imports: { path: string; kind: string }[] }>;
+}
+const bundleMeta = (): BundleMeta =>
+  JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as BundleMeta;
+
 /**
  * The modules a record names, in its order. The CLI runs as one bundle (scripts/bundle-cli.mjs):
  * a loaded file of dist/bundle/ stands for the sources esbuild put in it (its metafile), each
@@ -48,9 +56,7 @@ type Part = keyof typeof PACKAGES;
  */
 function modules(file: string): string[] {
   const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
-  const meta = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as {
-    outputs: Record<string, { inputs: Record<string, unknown> }>;
-  };
+  const meta = bundleMeta();
   return lines.flatMap((line) => {
     const at = line.indexOf('/dist/bundle/');
     const output = at < 0 ? undefined : meta.outputs[line.slice(at + 1)];
@@ -216,9 +222,7 @@ describe('each door command loads its own modules', () => {
 
 describe('the CLI as one bundle (scripts/bundle-cli.mjs)', () => {
   test("zod's locales in it are English and those the code names (the HTTP door's Chinese)", () => {
-    const meta = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as {
-      inputs: Record<string, unknown>;
-    };
+    const meta = bundleMeta();
     const locales = Object.keys(meta.inputs)
       .filter((p) => /zod\/v4\/locales\/(?!index\.js)/.test(p))
       .map((p) => p.replace(/.*\//, ''))
@@ -227,9 +231,7 @@ describe('the CLI as one bundle (scripts/bundle-cli.mjs)', () => {
   });
 
   test('the V8 flags run before any other source: what the flags and daemon entries import statically', () => {
-    const meta = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as {
-      outputs: Record<string, { inputs: Record<string, unknown>; imports: { path: string; kind: string }[] }>;
-    };
+    const meta = bundleMeta();
     // Everything an entry's static imports evaluate before the entry's own code (chunks included).
     const before = (output: string, seen = new Set<string>()): string[] =>
       meta.outputs[output]!.imports.filter(
