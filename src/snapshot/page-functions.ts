@@ -11,7 +11,7 @@ import type { PageCall } from './injected/types.js';
 
 const KEY = "Symbol.for('tabwright.snapshot')";
 
-/** Installs the page script once per document (idempotent) and returns it. */
+/** Installs the page script once per document (idempotent). */
 const INSTALL = `
   const K = ${KEY};
   let tw = globalThis[K];
@@ -22,8 +22,22 @@ const INSTALL = `
   }
 `;
 
-/** Runs one call of the page API (installing it first when needed). */
-export const pageCall = new Function('arg', `${INSTALL}\nreturn tw.call(arg);`) as (arg: PageCall) => unknown;
+/**
+ * Installs the page script in the frame's document if it is not there yet. Its source is the same
+ * text in every document and takes no argument: the renderer's V8 keys its compilation cache by
+ * the source text, so it compiles the page script once and reuses that in every later document of
+ * the process. A source with the call's argument in it (as the walk's options) differs from one
+ * document to the next and was parsed and compiled anew each time: the first snapshot of a
+ * document took about 12 % longer at the median (docs/benchmarks.md). So the argument always
+ * travels in a call of its own, through the small stubs below.
+ */
+export const installPageScript = new Function('_', `${INSTALL}\nreturn true;`) as (arg: null) => boolean;
+
+/** One call of the page API, or null when the document has no page script yet. */
+export const pageCallInstalled = new Function(
+  'arg',
+  `const tw = globalThis[${KEY}]; return tw ? tw.call(arg) : null;`,
+) as (arg: PageCall) => unknown;
 
 /**
  * Evaluates a page function that reads the page script (which gives elements their identity) and
@@ -39,23 +53,15 @@ export async function evaluateWithPageScript<A, R extends { missing?: boolean }>
   for (let attempt = 0; attempt < 2; attempt++) {
     const res = await frame.evaluate(fn, arg, Math.max(1, d.remaining()));
     if (!res.missing) return res;
-    await frame.evaluate(pageCall, { op: 'check', doc: '', id: 0 }, Math.max(1, d.remaining()));
+    await frame.evaluate(installPageScript, null, Math.max(1, d.remaining()));
   }
   return undefined;
 }
 
 /**
- * Same, but the result comes back as one JSON string: Playwright's value
- * serializer walks large object trees slowly, a string crosses in one piece.
- */
-export const pageCallJson = new Function('arg', `${INSTALL}\nreturn JSON.stringify(tw.call(arg));`) as (
-  arg: PageCall,
-) => string;
-
-/**
- * The call without the installer: a few hundred bytes to send and compile
- * instead of the whole script. Returns null when the script is not installed
- * in this document yet (then use pageCallJson).
+ * A call whose result comes back as one JSON string (Playwright's value serializer walks large
+ * object trees slowly, a string crosses in one piece), or null when the document has no page
+ * script yet: then install it (installPageScript) and call again.
  */
 export const pageCallJsonInstalled = new Function(
   'arg',

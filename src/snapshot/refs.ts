@@ -3,7 +3,7 @@ import type { Deadline } from '../engine/deadline.js';
 import { TabwrightError } from '../engine/errors.js';
 import type { Page } from '../engine/page.js';
 import type { Session } from '../engine/session.js';
-import { pageCall, type RefCallResult, refFunction } from './page-functions.js';
+import { pageCallInstalled, type RefCallResult, refFunction } from './page-functions.js';
 
 /**
  * Element refs: short tokens (`e12`) tied to element identity. The page
@@ -185,7 +185,13 @@ export async function resolveRef(
   d: Deadline,
 ): Promise<RefTarget & { frame: BackendFrame }> {
   const { target, frame } = targetOf(page, ref);
-  const alive = await frame.evaluate(pageCall, { op: 'check', doc: target.doc, id: target.id }, remaining(d));
+  // A document without the page script is not the ref's (its script issued the ref): stale, as is an
+  // element the script no longer finds.
+  const alive = await frame.evaluate(
+    pageCallInstalled,
+    { op: 'check', doc: target.doc, id: target.id },
+    remaining(d),
+  );
   if (alive !== true) throw staleError(ref, 'the element was removed or its document replaced');
   return { ...target, frame };
 }

@@ -8,7 +8,7 @@ import { diffAndRemember, type SnapshotDiff } from './diff.js';
 import type { RawElement, WalkError, WalkOptions, WalkResult } from './injected/types.js';
 import { type ElementEntry, elementsOf, type SnapshotNode } from './model.js';
 import type { SnapshotOptions } from './options.js';
-import { blankProbe, ownerIdentity, pageCallJson, pageCallJsonInstalled } from './page-functions.js';
+import { blankProbe, installPageScript, ownerIdentity, pageCallJsonInstalled } from './page-functions.js';
 import { registryOf, targetOf } from './refs.js';
 import { joinLines, type Line, type RenderOptions, renderAgentText } from './render.js';
 
@@ -89,6 +89,15 @@ function walkable(url: string): boolean {
 
 function rem(d: Deadline): number {
   return Math.max(1, d.remaining());
+}
+
+/** The page script was installed, and gone by the next call: the page's own code removed it. */
+function scriptGone(): TabwrightError {
+  return new TabwrightError(
+    'not_ready',
+    "The page removed tabwright's snapshot script right after it was installed. Take the snapshot again; if it keeps failing, the page's scripts are interfering.",
+    { retryable: true, details: { reason: 'page_script_removed' } },
+  );
 }
 
 function walkErrorToTabwright(err: WalkError, o: SnapshotOptions): TabwrightError {
@@ -276,9 +285,13 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
       }
       if (!res) {
         const arg = { op: 'walk' as const, opts: frameOpts(perFrameOpts.get(frame.id) ?? walkOpts) };
-        // The walker is installed once per document; later calls send only a small stub.
+        // The walker is installed once per document; calls send only a small stub.
         let json = await frame.evaluate(pageCallJsonInstalled, arg, rem(d));
-        if (json === null) json = await frame.evaluate(pageCallJson, arg, rem(d));
+        if (json === null) {
+          await frame.evaluate(installPageScript, null, rem(d));
+          json = await frame.evaluate(pageCallJsonInstalled, arg, rem(d));
+        }
+        if (json === null) throw scriptGone();
         res = parseWalk(json);
       }
       if (!res.ok) {

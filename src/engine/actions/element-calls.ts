@@ -1,5 +1,5 @@
 import type { BackendFrame } from '../../backends/backend.js';
-import { pageCall, type RefCallResult, refFunction } from '../../snapshot/page-functions.js';
+import { installPageScript, type RefCallResult, refFunction } from '../../snapshot/page-functions.js';
 import type { Deadline } from '../deadline.js';
 import { TabwrightError } from '../errors.js';
 import {
@@ -69,7 +69,7 @@ export async function frameCall<R>(frame: BackendFrame, op: PageOp, d: Deadline)
     const res = await frame.evaluate(pageOp, op, budget(d));
     if (!isMissing(res)) return res as R;
     // The snapshot script gives elements their identity; install both.
-    await frame.evaluate(pageCall, { op: 'check', doc: '', id: 0 }, budget(d));
+    await frame.evaluate(installPageScript, null, budget(d));
     await frame.evaluate(installActions, null, budget(d));
   }
   throw new TabwrightError(
