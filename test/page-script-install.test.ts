@@ -10,6 +10,7 @@ const fixture = (name: string) => `${server.url}/fixtures/snapshot/${name}`;
 interface Sent {
   source: string;
   arg: unknown;
+  child: boolean;
 }
 
 /** Records what every frame of the page evaluates while `run` runs. */
@@ -20,8 +21,8 @@ async function recordEvaluations(run: () => Promise<void>): Promise<Sent[]> {
   const originals = [...protos].map((p) => [p, p.evaluate] as const);
   for (const [proto, original] of originals) {
     proto.evaluate = function (this: BackendFrame, fn, arg, timeoutMs) {
-      sent.push({ source: fn.toString(), arg });
-      return original.call(this, fn, arg, timeoutMs);
+      sent.push({ source: fn.toString(), arg, child: this.parentId !== null });
+      return original.call(this, fn as never, arg as never, timeoutMs);
     } as BackendFrame['evaluate'];
   }
   try {
@@ -47,6 +48,10 @@ describe('the page script is installed from one constant source', () => {
     assert.ok(
       installs.length >= 3,
       `the page script was installed in every new document (${installs.length})`,
+    );
+    assert.ok(
+      installs.some((s) => s.child),
+      'the child frame got the same install (iframes.html has a same-origin child)',
     );
     for (const s of installs) assert.equal(s.arg, null, 'the install call takes no argument');
     assert.equal(new Set(installs.map((s) => s.source)).size, 1, 'every install sends the same source');

@@ -28,7 +28,7 @@ const INSTALL = `
  * the source text, so it compiles the page script once and reuses that in every later document of
  * the process. A source with the call's argument in it (as the walk's options) differs from one
  * document to the next and was parsed and compiled anew each time: the first snapshot of a
- * document took about 12 % longer at the median (docs/benchmarks.md). So the argument always
+ * document took about 13 % longer at the median (docs/benchmarks.md). So the argument always
  * travels in a call of its own, through the small stubs below.
  */
 export const installPageScript = new Function('_', `${INSTALL}\nreturn true;`) as (arg: null) => boolean;

@@ -91,12 +91,12 @@ function rem(d: Deadline): number {
   return Math.max(1, d.remaining());
 }
 
-/** The page script was installed, and gone by the next call: the page's own code removed it. */
-function scriptGone(): TabwrightError {
+/** The page script was installed twice and gone by the next call each time. */
+function scriptMissing(): TabwrightError {
   return new TabwrightError(
     'not_ready',
-    "The page removed tabwright's snapshot script right after it was installed. Take the snapshot again; if it keeps failing, the page's scripts are interfering.",
-    { retryable: true, details: { reason: 'page_script_removed' } },
+    "The snapshot script was gone right after it was installed, twice: the document was replaced (a navigation) or the page's code removed it. Wait for the page to settle and take the snapshot again.",
+    { retryable: true, details: { reason: 'page_script_missing' } },
   );
 }
 
@@ -287,11 +287,13 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
         const arg = { op: 'walk' as const, opts: frameOpts(perFrameOpts.get(frame.id) ?? walkOpts) };
         // The walker is installed once per document; calls send only a small stub.
         let json = await frame.evaluate(pageCallJsonInstalled, arg, rem(d));
-        if (json === null) {
+        // A document replaced between the install and the call (a navigation) has no script again:
+        // installed once more; twice without it is reported.
+        for (let attempt = 0; json === null && attempt < 2; attempt++) {
           await frame.evaluate(installPageScript, null, rem(d));
           json = await frame.evaluate(pageCallJsonInstalled, arg, rem(d));
         }
-        if (json === null) throw scriptGone();
+        if (json === null) throw scriptMissing();
         res = parseWalk(json);
       }
       if (!res.ok) {
