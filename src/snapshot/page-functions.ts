@@ -41,21 +41,23 @@ export const pageCallInstalled = new Function(
 
 /**
  * Evaluates a page function that reads the page script (which gives elements their identity) and
- * answers `{ missing: true }` without it: installs the script and asks once more. undefined: the
- * script is still missing after the install.
+ * answers `{ missing: true }` (or what `isMissing` says) without it: installs the script and asks
+ * again, twice at most (a navigation between the install and the call replaces the document).
+ * undefined: the script was still missing after the installs.
  */
-export async function evaluateWithPageScript<A, R extends { missing?: boolean }>(
+export async function evaluateWithPageScript<A, R>(
   frame: BackendFrame,
   fn: (arg: A) => R,
   arg: A,
   d: Deadline,
-): Promise<R | undefined> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const res = await frame.evaluate(fn, arg, Math.max(1, d.remaining()));
-    if (!res.missing) return res;
+  isMissing: (res: R) => boolean = (res) => (res as { missing?: boolean } | null)?.missing === true,
+): Promise<Exclude<R, null> | undefined> {
+  let res = await frame.evaluate(fn, arg, Math.max(1, d.remaining()));
+  for (let attempt = 0; isMissing(res) && attempt < 2; attempt++) {
     await frame.evaluate(installPageScript, null, Math.max(1, d.remaining()));
+    res = await frame.evaluate(fn, arg, Math.max(1, d.remaining()));
   }
-  return undefined;
+  return isMissing(res) ? undefined : (res as Exclude<R, null>);
 }
 
 /**

@@ -8,7 +8,12 @@ import { diffAndRemember, type SnapshotDiff } from './diff.js';
 import type { RawElement, WalkError, WalkOptions, WalkResult } from './injected/types.js';
 import { type ElementEntry, elementsOf, type SnapshotNode } from './model.js';
 import type { SnapshotOptions } from './options.js';
-import { blankProbe, installPageScript, ownerIdentity, pageCallJsonInstalled } from './page-functions.js';
+import {
+  blankProbe,
+  evaluateWithPageScript,
+  ownerIdentity,
+  pageCallJsonInstalled,
+} from './page-functions.js';
 import { registryOf, targetOf } from './refs.js';
 import { joinLines, type Line, type RenderOptions, renderAgentText } from './render.js';
 
@@ -286,14 +291,8 @@ export async function takeSnapshot(page: Page, o: SnapshotOptions, d: Deadline):
       if (!res) {
         const arg = { op: 'walk' as const, opts: frameOpts(perFrameOpts.get(frame.id) ?? walkOpts) };
         // The walker is installed once per document; calls send only a small stub.
-        let json = await frame.evaluate(pageCallJsonInstalled, arg, rem(d));
-        // A document replaced between the install and the call (a navigation) has no script again:
-        // installed once more; twice without it is reported.
-        for (let attempt = 0; json === null && attempt < 2; attempt++) {
-          await frame.evaluate(installPageScript, null, rem(d));
-          json = await frame.evaluate(pageCallJsonInstalled, arg, rem(d));
-        }
-        if (json === null) throw scriptMissing();
+        const json = await evaluateWithPageScript(frame, pageCallJsonInstalled, arg, d, (r) => r === null);
+        if (json === undefined) throw scriptMissing();
         res = parseWalk(json);
       }
       if (!res.ok) {
